@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { VaultstreamError } from './errors.ts';
+
+const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+const maybeAddress = z.union([address, z.literal('')]).default('');
+const chainEntry = z.object({ startBlock: z.number().int().nonnegative(), accountantType: z.string() });
+const CHAIN_KEYS = ['mainnet', 'base', 'primary', 'plasma', 'arbitrum', 'bsc', 'worldchain', 'avalanche'] as const;
+const chainMap = z
+  .object(Object.fromEntries(CHAIN_KEYS.map((k) => [k, chainEntry.optional()])) as Record<
+    (typeof CHAIN_KEYS)[number],
+    z.ZodOptional<typeof chainEntry>
+  >)
+  .strict()
+  .prefault({});
+
+export const VAULT_STATUSES = ['active', 'disabled', 'coming_soon', 'hidden'] as const;
+
+const liquidAsset = z.object({
+  contractAddress: address,
+  symbol: z.string().min(1),
+  iconUrl: z.string().default(''),
+  decimals: z.number().int().min(0).max(36),
+  /** USD price used until a price snapshot for the asset arrives. */
+  price: z.number().nonnegative().default(1),
+  chainId: z.number().int().positive(),
+  minimumSourceRules: z
+    .array(z.object({ sourceChain: z.number().int(), sourceParams: z.object({ excludeWallets: z.array(z.string()) }) }))
+    .default([]),
+});
+
+/** A vault registry entry: every static field of the spec's VaultInfo, plus `status` and indexing facts. */
+export const vaultSchema = z.object({
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  status: z.enum(VAULT_STATUSES).default('active'),
+  vaultType: z.string().default('boring'),
+  category: z.string().default('coreVault'),
+  vaultAddress: address,
+  coreShareOftAddress: maybeAddress,
+  coreVaults: z
+    .array(
+      z.object({
+        coreVaultAddress: z.string(),
+        asset: z.string(),
+        chainAssets: z.array(z.object({ chainId: z.number().int(), assetAddress: z.string() })),
+      }),
+    )
+    .default([]),
+  coreComposers: z
+    .array(z.object({ asset: z.string(), composerAddress: z.string(), assetAddress: z.string() }))
+    .default([]),
+  accountantAddress: address,
+  isHubAccountant: z.boolean().default(false),
+  coreAccountant: z
+    .object({ address: z.string(), isHub: z.boolean(), chain: chainMap })
+    .default({ address: '', isHub: false, chain: {} }),
+  authorityAddress: maybeAddress,
+  tellerContractAddress: maybeAddress,
+  decimals: z.number().int().min(0).max(36),
+  decimalsOverride: z.array(z.record(z.string(), z.number().int())).default([]),
+  chain: chainMap,
+  solana: z
+    .object({
+      mintAddress: z.string(),
+      oftStoreAddress: z.string(),
+      composerAddress: z.string(),
+      decimals: z.number().int(),
+      startBlock: z.number().int(),
+    })
+    .optional(),
+  liquidAssets: z.array(liquidAsset).default([]),
+  name: z.string().min(1),
+  symbol: z.string().min(1),
+  icon: z.string().default(''),
+  iconMini: z.string().default(''),
+  targetComposition: z
+    .array(z.object({ slug: z.string(), name: z.string(), description: z.string(), image: z.string() }))
+    .default([]),
+  /** Chain ids the share token lives on (EVM); Solana is `solana`. */
+  chainIds: z.array(z.number().int().positive()).min(1),
+  /** The vault's base asset: the unit of the accountant rate. */
+  baseAsset: z
+    .object({ symbol: z.string(), decimals: z.number().int().min(0).max(36), usdPrice: z.number().nonnegative() })
+    .default({ symbol: 'USD', decimals: 6, usdPrice: 1 }),
+  /** Role id to name map; defaults to the Nest numbering. */
+  roles: z.record(z.string(), z.string()).optional(),
+});
+export type VaultConfig = z.infer<typeof vaultSchema>;
+
+export const chainSchema = z.object({
+  chainId: z.number().int().positive(),
+  name: z.string().min(1),
+  rpcUrls: z.array(z.string().url()).default([]),
+  confirmations: z.number().int().nonnegative().default(12),
+  startBlock: z.number().int().nonnegative().default(0),
+  pollIntervalMs: z.number().int().positive().default(4000),
+});
+export type ChainConfig = z.infer<typeof chainSchema>;
+
+export const configSchema = z
+  .object({
+    /** Embedded store and in-process bus live here. */
+    dataDir: z.string().default('./data'),
+    topicPrefix: z.string().regex(/^[a-zA-Z0-9._-]*$/).default('vaultstream.'),
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    store: z
+      .object({
+        /** ClickHouse server URL; empty means embedded chDB in `<dataDir>/chdb`. */
+        url: z.string().default(''),
+        username: z.string().default('default'),
+        password: z.string().default(''),
+        database: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/).default('vaultstream'),
+        /** Cluster name; when set, migrations render ON CLUSTER, Replicated engines and Distributed tables. */
+        cluster: z.string().default(''),
+      })
+      .prefault({}),
+    bus: z
+      .object({
+        kind: z.enum(['inprocess', 'kafka']).default('inprocess'),
+        brokers: z.array(z.string().min(1)).default([]),
+        clientId: z.string().default('vaultstream'),
+        schemaRegistryUrl: z.string().default(''),
+        partitions: z.number().int().min(1).max(256).default(4),
+      })
+      .prefault({}),
+    streams: z
+      .object({
+        groupId: z.string().min(1).default('vaultstream-streams'),
+        maxBatchSize: z.number().int().min(1).max(1_000_000).default(50_000),
+        maxWaitMs: z.number().int().min(0).max(60_000).default(250),
+      })
+      .prefault({}),
+    api: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(3000),
+      })
+      .prefault({}),
+    chains: z.array(chainSchema).default([]),
+    vaults: z.array(vaultSchema).default([]),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    if (cfg.bus.kind === 'kafka' && cfg.bus.brokers.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['bus', 'brokers'], message: 'kafka bus needs at least one broker' });
+    const slugs = new Set<string>();
+    cfg.vaults.forEach((v, i) => {
+      if (slugs.has(v.slug))
+        ctx.addIssue({ code: 'custom', path: ['vaults', i, 'slug'], message: `duplicate slug ${v.slug}` });
+      slugs.add(v.slug);
+    });
+  });
+export type Config = z.infer<typeof configSchema>;
+
+/** Named environment variables (the operator-facing ones) and the config key each sets. */
+export const ENV_KEYS: Record<string, { path: string[]; parse: (v: string) => unknown }> = {
+  VAULTSTREAM_DATA_DIR: { path: ['dataDir'], parse: String },
+  CLICKHOUSE_URL: { path: ['store', 'url'], parse: String },
+  CLICKHOUSE_USER: { path: ['store', 'username'], parse: String },
+  CLICKHOUSE_PASSWORD: { path: ['store', 'password'], parse: String },
+  CLICKHOUSE_DATABASE: { path: ['store', 'database'], parse: String },
+  CLICKHOUSE_CLUSTER: { path: ['store', 'cluster'], parse: String },
+  KAFKA_BROKERS: { path: ['bus', 'brokers'], parse: (v) => v.split(',').map((s) => s.trim()).filter(Boolean) },
+  SCHEMA_REGISTRY_URL: { path: ['bus', 'schemaRegistryUrl'], parse: String },
+  TOPIC_PREFIX: { path: ['topicPrefix'], parse: String },
+  API_HOST: { path: ['api', 'host'], parse: String },
+  API_PORT: { path: ['api', 'port'], parse: Number },
+  LOG_LEVEL: { path: ['logLevel'], parse: String },
+};
+
+function setPath(obj: Record<string, any>, path: string[], value: unknown): void {
+  let o = obj;
+  for (const k of path.slice(0, -1)) {
+    if (typeof o[k] !== 'object' || o[k] === null) o[k] = {};
+    o = o[k];
+  }
+  o[path[path.length - 1]] = value;
+}
+
+/**
+ * Applies environment overrides: the named variables above, and any
+ * `VAULTSTREAM__a__b=value` (JSON when it parses, else a string) for `a.b`.
+ */
+export function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): Record<string, any> {
+  const out = structuredClone(raw);
+  for (const [name, { path, parse }] of Object.entries(ENV_KEYS)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') setPath(out, path, parse(v));
+  }
+  if (env.KAFKA_BROKERS) setPath(out, ['bus', 'kind'], 'kafka');
+  for (const [name, v] of Object.entries(env)) {
+    if (!name.startsWith('VAULTSTREAM__') || v === undefined) continue;
+    const path = name.slice('VAULTSTREAM__'.length).split('__').filter(Boolean);
+    let value: unknown = v;
+    try {
+      value = JSON.parse(v);
+    } catch {
+      /* plain string */
+    }
+    setPath(out, path, value);
+  }
+  return out;
+}
+
+/** Validates a raw config object; the error names every bad key. */
+export function parseConfig(raw: unknown): Config {
+  const res = configSchema.safeParse(raw);
+  if (res.success) return res.data;
+  const lines = res.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new VaultstreamError('CONFIG_INVALID', `invalid configuration:\n${lines.join('\n')}`, {
+    details: { issues: res.error.issues },
+  });
+}
+
+export const DEFAULT_CONFIG_FILE = 'config/default.yaml';
+
+/** Reads the config file (YAML or JSON), applies the environment, validates once. */
+export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env): Config {
+  const path = resolve(file ?? env.VAULTSTREAM_CONFIG ?? DEFAULT_CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new VaultstreamError('CONFIG_INVALID', `cannot read config file ${path}`, { cause });
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (cause) {
+    throw new VaultstreamError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${String(cause)}`, {
+      cause,
+    });
+  }
+  return parseConfig(applyEnv(raw as Record<string, any>, env));
+}

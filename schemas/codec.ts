@@ -1,0 +1,142 @@
+/**
+ * Avro encoding of events. Two wire formats, both read by `decode`:
+ * - single-object encoding (`C3 01` + 8-byte CRC-64-AVRO fingerprint + body), used
+ *   when no schema registry is configured;
+ * - Confluent framing (`00` + 4-byte big-endian schema id + body) when one is.
+ * Records written with an older schema version are resolved to the newest one.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import avro from 'avsc';
+import { VaultstreamError } from '../core/errors.ts';
+import { FAMILIES, type FamilyName } from './families.ts';
+import { fingerprintBytes } from './fingerprint.ts';
+import type { SchemaRegistryClient } from './registry-client.ts';
+
+const AVRO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'avro');
+
+interface SchemaVersion {
+  family: FamilyName;
+  version: number;
+  type: avro.Type;
+  canonical: string;
+  fingerprint: Buffer;
+}
+
+/** Every schema version in `schemas/avro`, newest last per family. */
+export function loadSchemas(dir = AVRO_DIR): Map<FamilyName, SchemaVersion[]> {
+  const out = new Map<FamilyName, SchemaVersion[]>();
+  for (const file of readdirSync(dir).sort()) {
+    const m = /^([a-z_]+)\.v(\d+)\.avsc$/.exec(file);
+    if (!m || !Object.hasOwn(FAMILIES, m[1])) continue;
+    const family = m[1] as FamilyName;
+    const type = avro.Type.forSchema(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+    const canonical = JSON.stringify(type.schema());
+    const list = out.get(family) ?? [];
+    list.push({ family, version: Number(m[2]), type, canonical, fingerprint: fingerprintBytes(canonical) });
+    out.set(family, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.version - b.version);
+  return out;
+}
+
+const SOE_MAGIC = Buffer.from([0xc3, 0x01]);
+
+export class EventCodec {
+  private readonly versions: Map<FamilyName, SchemaVersion[]>;
+  private readonly byFingerprint = new Map<string, SchemaVersion>();
+  private readonly resolvers = new Map<string, avro.Resolver>();
+  private readonly registryTypes = new Map<number, Promise<avro.Type>>();
+
+  constructor(
+    private readonly registry?: SchemaRegistryClient,
+    private readonly subjectFor: (family: FamilyName) => string = (f) => `${f}-value`,
+    dir?: string,
+  ) {
+    this.versions = loadSchemas(dir);
+    for (const list of this.versions.values())
+      for (const v of list) this.byFingerprint.set(v.fingerprint.toString('hex'), v);
+  }
+
+  /** The newest schema version of a family: the one records are written with. */
+  latest(family: FamilyName): SchemaVersion {
+    const list = this.versions.get(family);
+    if (!list?.length) throw new VaultstreamError('SCHEMA_UNKNOWN', `no Avro schema for family ${family}`);
+    return list[list.length - 1];
+  }
+
+  /** Writes `record` with the family's schema `version` (default: newest). */
+  async encode(family: FamilyName, record: unknown, version?: number): Promise<Buffer> {
+    const v = version === undefined ? this.latest(family) : this.version(family, version);
+    let body: Buffer;
+    try {
+      body = v.type.toBuffer(record);
+    } catch (cause) {
+      throw new VaultstreamError('VALIDATION_FAILED', `record does not fit ${family}.v${v.version}: ${String(cause)}`, {
+        cause,
+      });
+    }
+    if (!this.registry) return Buffer.concat([SOE_MAGIC, v.fingerprint, body]);
+    const id = await this.registry.register(this.subjectFor(family), v.canonical);
+    const head = Buffer.alloc(5);
+    head.writeUInt32BE(id, 1);
+    return Buffer.concat([head, body]);
+  }
+
+  /** Reads either wire format and resolves the record to the family's newest schema. */
+  async decode(family: FamilyName, buf: Buffer): Promise<unknown> {
+    const reader = this.latest(family).type;
+    let writer: avro.Type;
+    let body: Buffer;
+    if (buf.length >= 10 && buf[0] === 0xc3 && buf[1] === 0x01) {
+      const v = this.byFingerprint.get(buf.subarray(2, 10).toString('hex'));
+      if (!v) throw new VaultstreamError('SCHEMA_UNKNOWN', 'unknown schema fingerprint');
+      if (v.family !== family)
+        throw new VaultstreamError('DECODE_FAILED', `record of family ${v.family} on the ${family} topic`);
+      writer = v.type;
+      body = buf.subarray(10);
+    } else if (buf.length >= 5 && buf[0] === 0x00) {
+      if (!this.registry) throw new VaultstreamError('SCHEMA_UNKNOWN', 'registry-framed record but no schema registry');
+      writer = await this.registryType(buf.readUInt32BE(1));
+      body = buf.subarray(5);
+    } else {
+      throw new VaultstreamError('DECODE_FAILED', 'not an Avro single-object or Confluent-framed record');
+    }
+    try {
+      return writer === reader ? reader.fromBuffer(body) : reader.fromBuffer(body, this.resolver(reader, writer));
+    } catch (cause) {
+      throw new VaultstreamError('DECODE_FAILED', `undecodable ${family} record: ${String(cause)}`, { cause });
+    }
+  }
+
+  private version(family: FamilyName, version: number): SchemaVersion {
+    const v = this.versions.get(family)?.find((x) => x.version === version);
+    if (!v) throw new VaultstreamError('SCHEMA_UNKNOWN', `no schema ${family}.v${version}`);
+    return v;
+  }
+
+  private resolver(reader: avro.Type, writer: avro.Type): avro.Resolver {
+    const k = `${reader.name}|${JSON.stringify(writer.schema())}`;
+    let r = this.resolvers.get(k);
+    if (!r) {
+      r = reader.createResolver(writer);
+      this.resolvers.set(k, r);
+    }
+    return r;
+  }
+
+  private registryType(id: number): Promise<avro.Type> {
+    let p = this.registryTypes.get(id);
+    if (!p) {
+      p = this.registry!.schemaById(id).then((s) => {
+        const canonical = JSON.stringify(avro.Type.forSchema(JSON.parse(s)).schema());
+        const known = this.byFingerprint.get(fingerprintBytes(canonical).toString('hex'));
+        return known ? known.type : avro.Type.forSchema(JSON.parse(s));
+      });
+      p.catch(() => this.registryTypes.delete(id));
+      this.registryTypes.set(id, p);
+    }
+    return p;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The store: embedded chDB (default) or a ClickHouse server (`store.url`), both
+ * behind `@clickhouse/client`. chDB runs one query at a time per process, so calls
+ * to it are queued here rather than left to contend inside the engine.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import type { Config } from '../core/config.ts';
+
+export interface Store {
+  readonly kind: 'chdb' | 'server';
+  readonly database: string;
+  readonly client: ClickHouseClient;
+  /** Runs a read query and returns its rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<T[]>;
+  /** Runs a statement with no result (DDL, INSERT ... SELECT, SYSTEM). */
+  command(sql: string, settings?: Record<string, unknown>): Promise<void>;
+  /** Inserts rows as JSONEachRow into `table` (database-qualified by the store). */
+  insert(table: string, rows: Record<string, unknown>[], settings?: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A FIFO lock: chDB executes queries one by one. */
+class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const BASE_SETTINGS = {
+  // Big integers (UInt256 amounts) come back as strings, never as lossy JS numbers.
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 1,
+  date_time_input_format: 'best_effort',
+} as const;
+
+export async function createStore(cfg: Config): Promise<Store> {
+  const database = cfg.store.database;
+  let client: ClickHouseClient;
+  let kind: Store['kind'];
+  let serial: Serial | undefined;
+  if (cfg.store.url) {
+    kind = 'server';
+    client = createClient({
+      url: cfg.store.url,
+      username: cfg.store.username,
+      password: cfg.store.password,
+      clickhouse_settings: { ...BASE_SETTINGS },
+      request_timeout: 300_000,
+    });
+  } else {
+    kind = 'chdb';
+    const path = resolve(join(cfg.dataDir, 'chdb'));
+    mkdirSync(path, { recursive: true });
+    // Loaded lazily: the 500 MB engine is not needed when a server is configured.
+    const { createChdbConnection } = await import('chdb/connection');
+    client = createClient({
+      connection: createChdbConnection({ path }) as never,
+      clickhouse_settings: { ...BASE_SETTINGS },
+    });
+    serial = new Serial();
+  }
+  const run = <T>(fn: () => Promise<T>) => (serial ? serial.run(fn) : fn());
+  return {
+    kind,
+    database,
+    client,
+    query: <T>(sql: string, params?: Record<string, unknown>) =>
+      run(async () => {
+        const rs = await client.query({ query: sql, format: 'JSONEachRow', query_params: params });
+        return (await rs.json()) as T[];
+      }),
+    command: (sql, settings) =>
+      run(async () => {
+        await client.command({ query: sql, clickhouse_settings: settings as never });
+      }),
+    insert: (table, rows, settings) =>
+      run(async () => {
+        if (rows.length === 0) return;
+        await client.insert({
+          table: `${database}.${table}`,
+          values: rows,
+          format: 'JSONEachRow',
+          clickhouse_settings: settings as never,
+        });
+      }),
+    close: () => run(() => client.close()),
+  };
+}
