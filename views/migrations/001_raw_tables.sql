@@ -233,6 +233,6 @@ CREATE TABLE IF NOT EXISTS {{db}}.dead_letters {{on_cluster}} (
   at DateTime64(3, 'UTC') COMMENT 'When it was rejected',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ingested_at)
-ORDER BY (topic, partition, offset, at)
+ORDER BY (topic, partition, offset)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Records rejected by the consumers or replay, with the reason';

@@ -1,0 +1,351 @@
+/**
+ * The embedded bus: an append-only log file per topic partition under
+ * `<dataDir>/bus`, with the same keys, partitioning and commit-after-handler
+ * contract as Kafka. Records survive a crash (fsync before `publish` resolves), and
+ * committed offsets live in `<dataDir>/bus/_groups/<group>.json`, so a killed
+ * process resumes from its last committed batch. Other processes on the same data
+ * directory (e.g. `vaultstream replay` beside `vaultstream start`) may append; the
+ * consumer notices new bytes by polling.
+ *
+ * Record layout: u32 length of the rest | u32 crc32 of the rest | u16 key length | key | value.
+ * An offset is the byte position of a record; `nextOffset` the position after it.
+ */
+import { EventEmitter } from 'node:events';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { VaultstreamError } from '../core/errors.ts';
+import { type Logger, silentLogger } from '../core/log.ts';
+import { partitionFor } from './partition.ts';
+import type { Batch, Bus, BusMessage, ConsumedMessage, SubscribeOptions, Subscription } from './types.ts';
+
+const READ_CHUNK = 4 << 20;
+const POLL_MS = 100;
+
+export interface InProcessBusOptions {
+  dir: string;
+  partitions: number;
+  logger?: Logger;
+}
+
+function encodeRecord(msg: BusMessage): Buffer {
+  const key = Buffer.from(msg.key, 'utf8');
+  const rest = Buffer.allocUnsafe(2 + key.length + msg.value.length);
+  rest.writeUInt16BE(key.length, 0);
+  key.copy(rest, 2);
+  msg.value.copy(rest, 2 + key.length);
+  const head = Buffer.allocUnsafe(8);
+  head.writeUInt32BE(rest.length, 0);
+  head.writeUInt32BE(crc32(rest), 4);
+  return Buffer.concat([head, rest]);
+}
+
+export class InProcessBus implements Bus {
+  readonly kind = 'inprocess' as const;
+  readonly partitions: number;
+  private readonly dir: string;
+  private readonly log: Logger;
+  private readonly fds = new Map<string, number>();
+  private readonly appended = new EventEmitter();
+  private readonly subs = new Set<InProcessSubscription>();
+
+  constructor(opts: InProcessBusOptions) {
+    this.dir = opts.dir;
+    this.partitions = opts.partitions;
+    this.log = opts.logger ?? silentLogger;
+    this.appended.setMaxListeners(0);
+  }
+
+  async connect(): Promise<void> {
+    mkdirSync(join(this.dir, '_groups'), { recursive: true });
+  }
+
+  /** Path of a partition's log file. */
+  logPath(topic: string, partition: number): string {
+    return join(this.dir, topic, `${partition}.log`);
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    const parts = new Map<number, Buffer[]>();
+    for (const m of messages) {
+      const p = partitionFor(m.key, this.partitions);
+      let list = parts.get(p);
+      if (!list) parts.set(p, (list = []));
+      list.push(encodeRecord(m));
+    }
+    for (const [p, bufs] of parts) {
+      const fd = this.fd(topic, p);
+      const data = Buffer.concat(bufs);
+      // One write per partition: O_APPEND keeps concurrent writers' records whole.
+      let off = 0;
+      while (off < data.length) off += writeSync(fd, data, off);
+      fsyncSync(fd);
+    }
+    this.appended.emit(topic);
+  }
+
+  private fd(topic: string, partition: number): number {
+    const k = `${topic}/${partition}`;
+    let fd = this.fds.get(k);
+    if (fd === undefined) {
+      mkdirSync(join(this.dir, topic), { recursive: true });
+      fd = openSync(this.logPath(topic, partition), 'a');
+      this.fds.set(k, fd);
+    }
+    return fd;
+  }
+
+  /** Byte length of a partition log (its end offset). */
+  endOffset(topic: string, partition: number): bigint {
+    try {
+      return BigInt(statSync(this.logPath(topic, partition)).size);
+    } catch {
+      return 0n;
+    }
+  }
+
+  async readCommitted(groupId: string): Promise<Record<string, string>> {
+    try {
+      return JSON.parse(await readFile(this.groupFile(groupId), 'utf8'));
+    } catch {
+      return {};
+    }
+  }
+
+  groupFile(groupId: string): string {
+    return join(this.dir, '_groups', `${encodeURIComponent(groupId)}.json`);
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    const sub = new InProcessSubscription(this, opts, await this.readCommitted(opts.groupId), this.log);
+    this.subs.add(sub);
+    const onAppend = () => sub.wake();
+    this.appended.on('any', onAppend);
+    for (const t of opts.topics) this.appended.on(t, onAppend);
+    sub.onStop(() => {
+      this.subs.delete(sub);
+      for (const t of opts.topics) this.appended.off(t, onAppend);
+    });
+    sub.start();
+    return sub;
+  }
+
+  async lag(groupId: string, topics: string[]): Promise<Record<string, number[]>> {
+    const committed = await this.readCommitted(groupId);
+    const out: Record<string, number[]> = {};
+    for (const t of topics)
+      out[t] = Array.from({ length: this.partitions }, (_, p) =>
+        Number(this.endOffset(t, p) - BigInt(committed[`${t}/${p}`] ?? '0')),
+      );
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subs].map((s) => s.stop()));
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+}
+
+/** Reads records of one partition log from a byte offset. */
+class PartitionReader {
+  private fd: number | undefined;
+  private buf = Buffer.alloc(0);
+  private bufStart = 0n;
+
+  constructor(private readonly path: string) {}
+
+  /** Up to `max` whole records starting at `from`; fewer when the log ends or a record is still being written. */
+  read(from: bigint, max: number): ConsumedMessage[] {
+    if (this.fd === undefined) {
+      try {
+        this.fd = openSync(this.path, 'r');
+      } catch {
+        return [];
+      }
+    }
+    const out: ConsumedMessage[] = [];
+    let pos = from;
+    while (out.length < max) {
+      const rec = this.recordAt(pos);
+      if (!rec) break;
+      out.push(rec.msg);
+      pos = rec.next;
+    }
+    return out;
+  }
+
+  private ensure(pos: bigint, len: number): Buffer | undefined {
+    const rel = Number(pos - this.bufStart);
+    if (pos >= this.bufStart && rel + len <= this.buf.length) return this.buf.subarray(rel, rel + len);
+    const size = Math.max(len, READ_CHUNK);
+    const b = Buffer.allocUnsafe(size);
+    const n = readSync(this.fd!, b, 0, size, pos);
+    this.buf = b.subarray(0, n);
+    this.bufStart = pos;
+    return n >= len ? this.buf.subarray(0, len) : undefined;
+  }
+
+  private recordAt(pos: bigint): { msg: ConsumedMessage; next: bigint } | undefined {
+    const head = this.ensure(pos, 8);
+    if (!head) return undefined;
+    const len = head.readUInt32BE(0);
+    const crc = head.readUInt32BE(4);
+    const rest = this.ensure(pos + 8n, len);
+    if (!rest) return undefined;
+    if (crc32(rest) !== crc)
+      throw new VaultstreamError('DECODE_FAILED', `bus log ${this.path} is corrupt at byte ${pos} (crc mismatch)`);
+    const keyLen = rest.readUInt16BE(0);
+    const key = rest.subarray(2, 2 + keyLen).toString('utf8');
+    // Copy: the read buffer is reused.
+    const value = Buffer.from(rest.subarray(2 + keyLen));
+    return { msg: { key, value, offset: pos }, next: pos + 8n + BigInt(len) };
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+class InProcessSubscription implements Subscription {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private readonly readers = new Map<string, PartitionReader>();
+  private readonly positions = new Map<string, bigint>();
+  private readonly stopHooks: (() => void)[] = [];
+  private readonly drainWaiters: { target: Map<string, bigint>; resolve: () => void }[] = [];
+
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly opts: SubscribeOptions,
+    committed: Record<string, string>,
+    private readonly log: Logger,
+  ) {
+    for (const t of opts.topics)
+      for (let p = 0; p < bus.partitions; p++) {
+        const k = `${t}/${p}`;
+        this.positions.set(k, BigInt(committed[k] ?? '0'));
+        this.readers.set(k, new PartitionReader(bus.logPath(t, p)));
+      }
+  }
+
+  onStop(fn: () => void): void {
+    this.stopHooks.push(fn);
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.wakeUp = undefined;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let progressed = false;
+      for (const t of this.opts.topics)
+        for (let p = 0; p < this.bus.partitions && !this.stopped; p++) {
+          if (await this.consumePartition(t, p)) progressed = true;
+        }
+      this.checkDrained();
+      if (!progressed && !this.stopped) await this.sleep(POLL_MS);
+    }
+  }
+
+  /** Hands one batch of a partition to the handler; true when it did. */
+  private async consumePartition(topic: string, partition: number): Promise<boolean> {
+    const k = `${topic}/${partition}`;
+    const reader = this.readers.get(k)!;
+    const from = this.positions.get(k)!;
+    let messages = reader.read(from, this.opts.maxBatchSize);
+    if (messages.length === 0) return false;
+    // Let a partial batch fill for up to maxWaitMs, like Kafka's fetch.max.wait.
+    const deadline = Date.now() + this.opts.maxWaitMs;
+    while (messages.length < this.opts.maxBatchSize && Date.now() < deadline && !this.stopped) {
+      await this.sleep(Math.min(POLL_MS, deadline - Date.now()));
+      messages = reader.read(from, this.opts.maxBatchSize);
+    }
+    const last = messages[messages.length - 1];
+    const nextOffset = last.offset + 8n + BigInt(this.recordLength(last));
+    const batch: Batch = {
+      topic,
+      partition,
+      messages,
+      nextOffset,
+      lag: Number(this.bus.endOffset(topic, partition) - nextOffset),
+    };
+    try {
+      await this.opts.handler(batch);
+    } catch (err) {
+      this.opts.onError?.(err, batch);
+      this.log.warn({ err, topic, partition, offset: String(from) }, 'batch handler failed; retrying');
+      await this.sleep(1000);
+      return true;
+    }
+    this.positions.set(k, nextOffset);
+    await this.commit();
+    return true;
+  }
+
+  private recordLength(m: ConsumedMessage): number {
+    return 2 + Buffer.byteLength(m.key, 'utf8') + m.value.length;
+  }
+
+  private async commit(): Promise<void> {
+    const file = this.bus.groupFile(this.opts.groupId);
+    const current = await this.bus.readCommitted(this.opts.groupId);
+    for (const [k, v] of this.positions) current[k] = String(v);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(current));
+    const fd = openSync(tmp, 'r');
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, file);
+  }
+
+  private checkDrained(): void {
+    for (let i = this.drainWaiters.length - 1; i >= 0; i--) {
+      const w = this.drainWaiters[i];
+      if ([...w.target].every(([k, end]) => (this.positions.get(k) ?? 0n) >= end)) {
+        this.drainWaiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  drained(): Promise<void> {
+    const target = new Map<string, bigint>();
+    for (const t of this.opts.topics)
+      for (let p = 0; p < this.bus.partitions; p++) target.set(`${t}/${p}`, this.bus.endOffset(t, p));
+    return new Promise((resolve) => {
+      this.drainWaiters.push({ target, resolve });
+      this.wake();
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return this.loop;
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+    for (const r of this.readers.values()) r.close();
+    for (const h of this.stopHooks) h();
+    for (const w of this.drainWaiters.splice(0)) w.resolve();
+  }
+}
+

@@ -1,0 +1,183 @@
+/**
+ * The `vaultstream` command. Every subcommand reads the same config (file plus
+ * environment, validated once); `--help` on any of them lists its options.
+ */
+import { writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { type Config, loadConfig } from '../core/config.ts';
+import { createBus, createCodec, createStore } from '../core/context.ts';
+import { errorMessage, VaultstreamError } from '../core/errors.ts';
+import { ownerOf } from '../core/lock.ts';
+import { createLogger } from '../core/log.ts';
+import { pipelineStatus } from '../api/status.ts';
+import { replayFile } from '../ingest/replay.ts';
+import { StreamProcessor } from '../streams/processor.ts';
+import { renderCatalogue } from '../views/catalogue.ts';
+import { migrate } from '../views/migrate.ts';
+import { type Format, formatRows } from './output.ts';
+import { claimDataDir, type Role, runRoles, runUntilSignal } from './roles.ts';
+import { resolve } from 'node:path';
+
+const program = new Command('vaultstream')
+  .description('Multi-chain DeFi vault data: ingest, stream into ClickHouse, serve the API')
+  .option('-c, --config <file>', 'config file (YAML or JSON); default $VAULTSTREAM_CONFIG or config/default.yaml')
+  .showHelpAfterError();
+
+function config(): Config {
+  return loadConfig(program.opts().config);
+}
+
+function roleCommand(name: string, roles: Role[], description: string) {
+  program
+    .command(name)
+    .description(description)
+    .action(async () => {
+      const cfg = config();
+      const log = createLogger(cfg.logLevel);
+      const running = await runRoles(cfg, roles, log);
+      await runUntilSignal(running, log);
+    });
+}
+
+roleCommand('start', ['ingest', 'streams', 'api'], 'run every role in one process (embedded default: chDB + in-process bus)');
+roleCommand('ingest', ['ingest'], 'run the ingesters: publish the registry and chain events to the bus');
+roleCommand('api', ['api'], 'run the HTTP API over the views');
+
+program
+  .command('streams')
+  .description('run the stream consumers: bus to ClickHouse raw tables (applies migrations)')
+  .option('--until-drained', 'exit once everything published before the start is stored')
+  .action(async (opts: { untilDrained?: boolean }) => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const running = await runRoles(cfg, ['streams'], log);
+    if (!opts.untilDrained) return runUntilSignal(running, log);
+    await running.processor!.drained();
+    await running.stop();
+  });
+
+program
+  .command('migrate')
+  .description('apply the SQL migrations of views/migrations to the configured store')
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
+    const store = await createStore(cfg);
+    try {
+      const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
+      process.stdout.write(`applied: ${res.applied.join(', ') || 'none'}; already applied: ${res.skipped.length}\n`);
+    } finally {
+      await store.close();
+      release();
+    }
+  });
+
+program
+  .command('replay')
+  .description('publish events from an NDJSON file ({"family": ..., "record": {...}} per line) through the bus')
+  .argument('<file>', 'NDJSON file')
+  .action(async (file: string) => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const bus = await createBus(cfg, log);
+    const codec = createCodec(cfg);
+    await bus.connect();
+    // Embedded and nobody else owns the data directory: consume what we publish before exiting.
+    const consumeHere = cfg.bus.kind === 'inprocess' && ownerOf(resolve(cfg.dataDir)) === undefined;
+    const release = consumeHere ? claimDataDir(cfg) : () => {};
+    try {
+      const report = await replayFile(file, { bus, codec, topicPrefix: cfg.topicPrefix });
+      for (const r of report.rejected) process.stderr.write(`${file}:${r.line}: rejected: ${r.reason}\n`);
+      if (consumeHere) {
+        const store = await createStore(cfg);
+        await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
+        const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
+        await processor.start();
+        await processor.drained();
+        await processor.stop();
+        await store.close();
+      }
+      process.stdout.write(
+        `published ${report.published} events, rejected ${report.rejected.length} lines${consumeHere ? '; stored' : ''}\n`,
+      );
+      process.exitCode = report.rejected.length ? 1 : 0;
+    } finally {
+      await bus.close();
+      release();
+    }
+  });
+
+program
+  .command('sql')
+  .description('run a query against the configured store and print the result')
+  .argument('<query>', 'SQL; read-only unless --write')
+  .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
+  .option('--write', 'allow statements that change data or schema')
+  .action(async (query: string, opts: { format: Format; write?: boolean }) => {
+    const cfg = config();
+    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
+    const store = await createStore(cfg);
+    try {
+      if (opts.write) {
+        await store.command(query);
+        process.stdout.write('ok\n');
+      } else {
+        const rs = await store.client.query({
+          query,
+          format: 'JSONEachRow',
+          clickhouse_settings: { readonly: '2' } as never,
+        });
+        process.stdout.write(formatRows((await rs.json()) as Record<string, unknown>[], opts.format));
+      }
+    } finally {
+      await store.close();
+      release();
+    }
+  });
+
+program
+  .command('status')
+  .description('print the pipeline state: migrations, chain watermarks, consumer lag, row counts')
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
+    const store = await createStore(cfg);
+    const bus = await createBus(cfg, log);
+    try {
+      await bus.connect();
+      const topics = new StreamProcessor({ bus, store, codec: createCodec(cfg), config: cfg }).topics;
+      const st = await pipelineStatus(store, { bus, groupId: cfg.streams.groupId, topics });
+      process.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+    } finally {
+      await bus.close();
+      await store.close();
+      release();
+    }
+  });
+
+program
+  .command('catalogue')
+  .description('write the catalogue of tables, views and columns (from their COMMENTs) as Markdown')
+  .option('-o, --out <file>', 'output file', 'docs/views.md')
+  .action(async (opts: { out: string }) => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
+    const store = await createStore(cfg);
+    try {
+      await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
+      writeFileSync(opts.out, await renderCatalogue(store));
+      process.stdout.write(`wrote ${opts.out}\n`);
+    } finally {
+      await store.close();
+      release();
+    }
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  const code = err instanceof VaultstreamError ? err.code : 'INTERNAL';
+  process.stderr.write(`vaultstream: ${code}: ${errorMessage(err)}\n`);
+  process.exit(2);
+});

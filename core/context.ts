@@ -1,0 +1,32 @@
+/**
+ * Builds the parts every role needs from the validated config: the bus (Kafka or
+ * in-process), the codec (with a schema registry when configured) and the store.
+ */
+import { join, resolve } from 'node:path';
+import { InProcessBus } from '../bus/inprocess.ts';
+import type { Bus } from '../bus/types.ts';
+import { EventCodec } from '../schemas/codec.ts';
+import { SchemaRegistryClient } from '../schemas/registry-client.ts';
+import { createStore, type Store } from '../store/client.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+
+export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
+  if (cfg.bus.kind === 'kafka') {
+    const { KafkaBus } = await import('../bus/kafka.ts');
+    return new KafkaBus({
+      brokers: cfg.bus.brokers,
+      clientId: cfg.bus.clientId,
+      partitions: cfg.bus.partitions,
+      logger: log,
+    });
+  }
+  return new InProcessBus({ dir: join(resolve(cfg.dataDir), 'bus'), partitions: cfg.bus.partitions, logger: log });
+}
+
+export function createCodec(cfg: Config): EventCodec {
+  const registry = cfg.bus.schemaRegistryUrl ? new SchemaRegistryClient(cfg.bus.schemaRegistryUrl) : undefined;
+  return new EventCodec(registry, (family) => `${cfg.topicPrefix}${family}-value`);
+}
+
+export { createStore, type Store };
