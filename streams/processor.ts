@@ -137,7 +137,9 @@ export class StreamProcessor extends EventEmitter {
     if (STATE_CHECKED.has(family) && rows.length) {
       const ids = [...new Set(rows.map((r) => r.event_id as string))];
       rows = stateChanges(rows, await currentStates(this.deps.store, table, ids));
-      metrics.rowsSkipped.inc({ table }, decoded.length - rows.length);
+      const skipped = decoded.length - rows.length;
+      metrics.rowsSkipped.inc({ table }, skipped);
+      if (skipped) this.log.info({ table, skipped }, 'dropped event states already stored (replayed or re-published)');
     }
     if (dead.length) {
       // Dead letters are published before the batch commits: a crash in between re-sends them,
@@ -160,6 +162,7 @@ export class StreamProcessor extends EventEmitter {
       });
       metrics.rowsInserted.inc({ table }, rows.length);
       failpoint('after-insert');
+      failpoint(`after-insert-${table}`);
     }
     metrics.consumerLag.set({ topic: family, partition: String(batch.partition) }, batch.lag);
     timer();

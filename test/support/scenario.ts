@@ -19,7 +19,10 @@ function rng(seed: number) {
   };
 }
 
-const hex = (n: number | bigint, bytes: number) => `0x${BigInt(n).toString(16).padStart(bytes * 2, '0')}`;
+const hex = (n: number | bigint, bytes: number) =>
+  `0x${BigInt(n)
+    .toString(16)
+    .padStart(bytes * 2, '0')}`;
 
 export interface ScenarioOptions {
   seed?: number;
@@ -73,7 +76,12 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
   let blockNo = 1000;
   const block = (chainId: number, ts: number) => {
     blockNo++;
-    return { chainId, blockNumber: blockNo, blockHash: hex(BigInt(chainId) * 10n ** 12n + BigInt(blockNo), 32), blockTimestamp: ts };
+    return {
+      chainId,
+      blockNumber: blockNo,
+      blockHash: hex(BigInt(chainId) * 10n ** 12n + BigInt(blockNo), 32),
+      blockTimestamp: ts,
+    };
   };
   const vaultAddr = (v: string) => hex(0x7a000 + vaults.indexOf(v), 20);
   const add = (k: string, d: bigint) => {
@@ -85,7 +93,9 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
   const span = days * DAY;
   let transferEvents = 0;
   // Transfers, time-ordered: mints first for a holder with nothing, else transfer or burn.
-  const times = Array.from({ length: nTransfers }, () => start + Math.floor(rand() * span)).sort((a, b) => a - b);
+  const times = Array.from({ length: nTransfers }, () => start + Math.floor(rand() * span)).sort(
+    (a, b) => a - b,
+  );
   times.forEach((ts, i) => {
     const vault = vaults[Math.floor(rand() * vaults.length)];
     const chainId = chains[Math.floor(rand() * chains.length)];
@@ -102,20 +112,43 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
       if (to === from) to = ZERO;
     }
     const b = block(chainId, ts);
-    const rec = { ...b, txHash: hex(BigInt(b.blockNumber) * 7n + BigInt(i), 32), logIndex: i % 5, removed: false, vault, token: vaultAddr(vault), from, to, amount: amount.toString() };
+    const rec = {
+      ...b,
+      txHash: hex(BigInt(b.blockNumber) * 7n + BigInt(i), 32),
+      logIndex: i % 5,
+      removed: false,
+      vault,
+      token: vaultAddr(vault),
+      from,
+      to,
+      amount: amount.toString(),
+    };
     push('transfers', rec);
     transferEvents++;
     if (from !== ZERO) add(k(from), -amount);
     if (to !== ZERO) add(k(to), amount);
     const sk = `${vault}|${chainId}`;
-    truth.supply.set(sk, (truth.supply.get(sk) ?? 0n) + (from === ZERO ? amount : 0n) - (to === ZERO ? amount : 0n));
+    truth.supply.set(
+      sk,
+      (truth.supply.get(sk) ?? 0n) + (from === ZERO ? amount : 0n) - (to === ZERO ? amount : 0n),
+    );
     if (i % 50 === 7) {
       push('transfers', rec); // delivered twice
     }
     if (i % 97 === 13) {
       // A mint that a reorg retracts: published, then retracted; it must count nowhere.
       const rb = block(chainId, ts);
-      const ghost = { ...rb, txHash: hex(0xdead0000 + i, 32), logIndex: 0, removed: false, vault, token: vaultAddr(vault), from: ZERO, to: holders[0], amount: '123456789' };
+      const ghost = {
+        ...rb,
+        txHash: hex(0xdead0000 + i, 32),
+        logIndex: 0,
+        removed: false,
+        vault,
+        token: vaultAddr(vault),
+        from: ZERO,
+        to: holders[0],
+        amount: '123456789',
+      };
       push('transfers', ghost);
       push('transfers', { ...ghost, removed: true });
       transferEvents += 2;
@@ -130,19 +163,51 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
         rate += BigInt(Math.floor(rand() * 300));
         const ts = start + d * DAY + 3600 * (1 + u * 7);
         const b = block(chains[0], ts);
-        push('rates', { ...b, txHash: hex(0xabc00000 + blockNo, 32), logIndex: 1, removed: false, vault, accountant: hex(0xacc0 + vaults.indexOf(vault), 20), rate: rate.toString(), rateDecimals: 6, source: 'EVENT', isPaused: false });
+        push('rates', {
+          ...b,
+          txHash: hex(0xabc00000 + blockNo, 32),
+          logIndex: 1,
+          removed: false,
+          vault,
+          accountant: hex(0xacc0 + vaults.indexOf(vault), 20),
+          rate: rate.toString(),
+          rateDecimals: 6,
+          source: 'EVENT',
+          isPaused: false,
+        });
         truth.closes.set(`${vault}|${chains[0]}|${day(ts)}`, rate);
       }
       if (d % 5 === 2) {
         const amount = BigInt(Math.floor(rand() * 1e8));
         const b = block(chains[0], start + d * DAY + 7200);
-        push('fees', { ...b, txHash: hex(0xfee00000 + blockNo, 32), logIndex: 2, removed: false, vault, kind: 'MANAGEMENT', token: hex(0xc0ffee, 20), amount: amount.toString(), decimals: 6, usdPrice: '0.9998' });
+        push('fees', {
+          ...b,
+          txHash: hex(0xfee00000 + blockNo, 32),
+          logIndex: 2,
+          removed: false,
+          vault,
+          kind: 'MANAGEMENT',
+          token: hex(0xc0ffee, 20),
+          amount: amount.toString(),
+          decimals: 6,
+          usdPrice: '0.9998',
+        });
         const key = `${vault}|${day(b.blockTimestamp)}|MANAGEMENT`;
         truth.fees.set(key, (truth.fees.get(key) ?? 0n) + (amount * 999800000000000000n) / 10n ** 6n);
       }
     }
     const role = block(chains[0], start + DAY);
-    push('roles', { ...role, txHash: hex(0x901e0000 + blockNo, 32), logIndex: 0, removed: false, vault, authority: hex(0xa0, 20), user: holders[1], role: 7, enabled: true });
+    push('roles', {
+      ...role,
+      txHash: hex(0x901e0000 + blockNo, 32),
+      logIndex: 0,
+      removed: false,
+      vault,
+      authority: hex(0xa0, 20),
+      user: holders[1],
+      role: 7,
+      enabled: true,
+    });
     truth.roles.set(`${vault}|${chains[0]}|${holders[1]}|7`, true);
   }
   for (const [k] of truth.balances) {
@@ -150,19 +215,29 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     if (truth.balances.get(k)! > 0n) truth.holders.set(vault, 0);
   }
   for (const vault of truth.holders.keys()) {
-    const set = new Set([...truth.balances].filter(([k, v]) => k.startsWith(`${vault}|`) && v > 0n).map(([k]) => k.split('|')[2]));
+    const set = new Set(
+      [...truth.balances]
+        .filter(([k, v]) => k.startsWith(`${vault}|`) && v > 0n)
+        .map(([k]) => k.split('|')[2]),
+    );
     truth.holders.set(vault, set.size);
   }
   // Watermark blocks: every chain ingested past the last day.
-  for (const c of chains) push('blocks', { ...block(c, start + span + 60), parentHash: hex(1, 32), removed: false });
+  for (const c of chains)
+    push('blocks', { ...block(c, start + span + 60), parentHash: hex(1, 32), removed: false });
   // Bad lines: not JSON, unknown family, a record that fails validation.
   const badLines: number[] = [];
-  for (const bad of ['{"family": "transfers", "record": ', '{"family":"nope","record":{}}', JSON.stringify({ family: 'transfers', record: { chainId: 1, amount: '-5' } })]) {
+  for (const bad of [
+    '{"family": "transfers", "record": ',
+    '{"family":"nope","record":{}}',
+    JSON.stringify({ family: 'transfers', record: { chainId: 1, amount: '-5' } }),
+  ]) {
     const at = Math.floor(rand() * lines.length);
     lines.splice(at, 0, bad);
   }
   lines.forEach((l, i) => {
-    if (!l.startsWith('{"family":"') || l.includes('"nope"') || l.includes('"amount":"-5"')) badLines.push(i + 1);
+    if (!l.startsWith('{"family":"') || l.includes('"nope"') || l.includes('"amount":"-5"'))
+      badLines.push(i + 1);
   });
   return { lines, truth, badLines, transferEvents };
 }

@@ -1,0 +1,43 @@
+# vaultstream: one image for every role; the command picks the role.
+#   docker build -t vaultstream .
+#   docker run --rm vaultstream            # `start`: every role in one process (embedded chDB, in-process bus)
+#   docker run --rm vaultstream streams    # one role; see docker-compose.yml for the env each role needs
+# There is no build step: tsx (a runtime dependency) runs the TypeScript sources directly.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- deps: production node_modules only ----------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: nothing here needs an install script (chdb's is a no-op, its library ships in
+# the @chdb/lib-* platform package; esbuild's only checks the @esbuild/* platform package npm
+# already installed), and it keeps the build the same under npm 10 (this image) and npm 11.
+# The fallback: npm ci refuses a lockfile that lacks an optional platform package of a dependency
+# (other platforms' @biomejs/cli-*, @chdb/lib-*), which a lock written against a registry that does
+# not serve them does; npm install takes the locked versions and adds what this platform needs.
+RUN (npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+      || { echo "npm ci refused package-lock.json; installing the locked versions with npm install"; \
+           npm install --omit=dev --ignore-scripts --no-audit --no-fund; }) \
+    && npm cache clean --force
+
+# ---- runtime -------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    VAULTSTREAM_DATA_DIR=/var/lib/vaultstream \
+    API_HOST=0.0.0.0 \
+    API_PORT=3000 \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+
+# Non-root: the image's `node` user (uid 1000). Source and dependencies stay root-owned and
+# read-only to it; only the data directory (embedded chDB, in-process bus log) is writable.
+RUN mkdir -p /var/lib/vaultstream && chown node:node /var/lib/vaultstream
+
+COPY --from=deps /app/node_modules ./node_modules
+COPY . .
+
+USER node
+EXPOSE 3000
+ENTRYPOINT ["node", "bin/vaultstream.mjs"]
+CMD ["start"]

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { listMigrations } from '../../views/migrate.ts';
+import { renderStatements, splitStatements } from '../../views/render.ts';
+
+describe('migration rendering', () => {
+  const all = listMigrations();
+
+  it('finds the ordered migration files', () => {
+    expect(all.map((m) => m.version)).toEqual([...all.map((m) => m.version)].sort((a, b) => a - b));
+    expect(all.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('renders a single node with no placeholders left', () => {
+    for (const m of all)
+      for (const s of renderStatements(m.sql, { database: 'vs', cluster: '' })) {
+        expect(s).not.toMatch(/\{\{|\}\}|ON CLUSTER|Replicated/);
+        expect(s).toMatch(/\bvs\./);
+      }
+  });
+
+  it('gives every table and column a COMMENT', () => {
+    for (const m of all)
+      for (const s of splitStatements(m.sql)) {
+        if (!/^CREATE (TABLE|VIEW)/.test(s)) continue;
+        expect(s, s.slice(0, 80)).toMatch(/COMMENT '[^']+'\s*$/);
+        if (/^CREATE TABLE/.test(s)) {
+          const cols = s
+            .slice(s.indexOf('(') + 1, s.lastIndexOf(') ENGINE'))
+            .split('\n')
+            .map((l) => l.trim())
+            .filter((l) => /^[a-z_0-9]+ [A-Z]/.test(l) && !l.startsWith('INDEX'));
+          for (const c of cols) expect(c, c).toMatch(/COMMENT '/);
+        }
+      }
+  });
+
+  it('renders cluster mode: ON CLUSTER, Replicated engines, local tables, Distributed twins, MVs to locals', () => {
+    const sql = all.map((m) => m.sql).join('\n');
+    const out = renderStatements(sql, { database: 'vs', cluster: 'c1' });
+    const create = out.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS vs.transfers_raw_local'));
+    expect(create).toMatch(/ON CLUSTER c1/);
+    expect(create).toMatch(/ENGINE = ReplicatedReplacingMergeTree\(ver, removed\)/);
+    expect(out).toContain(
+      'CREATE TABLE IF NOT EXISTS vs.transfers_raw ON CLUSTER c1 AS vs.transfers_raw_local ENGINE = Distributed(c1, vs, transfers_raw_local, cityHash64(vault))',
+    );
+    const mv = out.find((s) => s.startsWith('CREATE MATERIALIZED VIEW IF NOT EXISTS vs.balance_deltas_mv'));
+    expect(mv).toMatch(/TO vs\.balance_deltas_local/);
+    expect(mv).toMatch(/FROM vs\.transfers_raw_local/);
+    const view = out.find((s) => s.startsWith('CREATE VIEW IF NOT EXISTS vs.balances'));
+    expect(view).toMatch(/FROM vs\.balance_deltas /);
+    expect(view).toMatch(/ON CLUSTER c1/);
+  });
+});
