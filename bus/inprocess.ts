@@ -11,7 +11,17 @@
  * An offset is the byte position of a record; `nextOffset` the position after it.
  */
 import { EventEmitter } from 'node:events';
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -70,9 +80,9 @@ export class InProcessBus implements Bus {
     const parts = new Map<number, Buffer[]>();
     for (const m of messages) {
       const p = partitionFor(m.key, this.partitions);
-      let list = parts.get(p);
-      if (!list) parts.set(p, (list = []));
+      const list = parts.get(p) ?? [];
       list.push(encodeRecord(m));
+      parts.set(p, list);
     }
     for (const [p, bufs] of parts) {
       const fd = this.fd(topic, p);
@@ -195,7 +205,10 @@ class PartitionReader {
     const rest = this.ensure(pos + 8n, len);
     if (!rest) return undefined;
     if (crc32(rest) !== crc)
-      throw new VaultstreamError('DECODE_FAILED', `bus log ${this.path} is corrupt at byte ${pos} (crc mismatch)`);
+      throw new VaultstreamError(
+        'DECODE_FAILED',
+        `bus log ${this.path} is corrupt at byte ${pos} (crc mismatch)`,
+      );
     const keyLen = rest.readUInt16BE(0);
     const key = rest.subarray(2, 2 + keyLen).toString('utf8');
     // Copy: the read buffer is reused.
@@ -348,4 +361,3 @@ class InProcessSubscription implements Subscription {
     for (const w of this.drainWaiters.splice(0)) w.resolve();
   }
 }
-

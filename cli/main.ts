@@ -3,24 +3,27 @@
  * environment, validated once); `--help` on any of them lists its options.
  */
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { pipelineStatus } from '../api/status.ts';
 import { type Config, loadConfig } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
 import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
 import { createLogger } from '../core/log.ts';
-import { pipelineStatus } from '../api/status.ts';
 import { replayFile } from '../ingest/replay.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { renderCatalogue } from '../views/catalogue.ts';
 import { migrate } from '../views/migrate.ts';
 import { type Format, formatRows } from './output.ts';
 import { claimDataDir, type Role, runRoles, runUntilSignal } from './roles.ts';
-import { resolve } from 'node:path';
 
 const program = new Command('vaultstream')
   .description('Multi-chain DeFi vault data: ingest, stream into ClickHouse, serve the API')
-  .option('-c, --config <file>', 'config file (YAML or JSON); default $VAULTSTREAM_CONFIG or config/default.yaml')
+  .option(
+    '-c, --config <file>',
+    'config file (YAML or JSON); default $VAULTSTREAM_CONFIG or config/default.yaml',
+  )
   .showHelpAfterError();
 
 function config(): Config {
@@ -39,7 +42,11 @@ function roleCommand(name: string, roles: Role[], description: string) {
     });
 }
 
-roleCommand('start', ['ingest', 'streams', 'api'], 'run every role in one process (embedded default: chDB + in-process bus)');
+roleCommand(
+  'start',
+  ['ingest', 'streams', 'api'],
+  'run every role in one process (embedded default: chDB + in-process bus)',
+);
 roleCommand('ingest', ['ingest'], 'run the ingesters: publish the registry and chain events to the bus');
 roleCommand('api', ['api'], 'run the HTTP API over the views');
 
@@ -66,7 +73,9 @@ program
     const store = await createStore(cfg);
     try {
       const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
-      process.stdout.write(`applied: ${res.applied.join(', ') || 'none'}; already applied: ${res.skipped.length}\n`);
+      process.stdout.write(
+        `applied: ${res.applied.join(', ') || 'none'}; already applied: ${res.skipped.length}\n`,
+      );
     } finally {
       await store.close();
       release();
@@ -75,7 +84,9 @@ program
 
 program
   .command('replay')
-  .description('publish events from an NDJSON file ({"family": ..., "record": {...}} per line) through the bus')
+  .description(
+    'publish events from an NDJSON file ({"family": ..., "record": {...}} per line) through the bus',
+  )
   .argument('<file>', 'NDJSON file')
   .action(async (file: string) => {
     const cfg = config();
@@ -112,7 +123,9 @@ program
   .command('sql')
   .description('run a query against the configured store and print the result')
   .argument('<query>', 'SQL; read-only unless --write')
-  .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
+  .addOption(
+    new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+  )
   .option('--write', 'allow statements that change data or schema')
   .action(async (query: string, opts: { format: Format; write?: boolean }) => {
     const cfg = config();

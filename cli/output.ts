@@ -15,7 +15,11 @@ export function formatRows(rows: Record<string, unknown>[], format: Format): str
   if (!cols.length) return '(no rows)\n';
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join(' │ ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]))
+      .join(' │ ')
+      .trimEnd();
   return [
     line(cols),
     widths.map((w) => '─'.repeat(w)).join('─┼─'),

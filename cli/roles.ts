@@ -3,8 +3,9 @@
  * bus and one store. Ctrl-C / SIGTERM drains: the API stops accepting, the consumer
  * finishes and commits its batch, then the bus and store close.
  */
-import { resolve } from 'node:path';
+
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import { createApp, listen } from '../api/server.ts';
 import type { Config } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';

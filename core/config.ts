@@ -7,12 +7,23 @@ import { VaultstreamError } from './errors.ts';
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
 const chainEntry = z.object({ startBlock: z.number().int().nonnegative(), accountantType: z.string() });
-const CHAIN_KEYS = ['mainnet', 'base', 'primary', 'plasma', 'arbitrum', 'bsc', 'worldchain', 'avalanche'] as const;
+const CHAIN_KEYS = [
+  'mainnet',
+  'base',
+  'primary',
+  'plasma',
+  'arbitrum',
+  'bsc',
+  'worldchain',
+  'avalanche',
+] as const;
 const chainMap = z
-  .object(Object.fromEntries(CHAIN_KEYS.map((k) => [k, chainEntry.optional()])) as Record<
-    (typeof CHAIN_KEYS)[number],
-    z.ZodOptional<typeof chainEntry>
-  >)
+  .object(
+    Object.fromEntries(CHAIN_KEYS.map((k) => [k, chainEntry.optional()])) as Record<
+      (typeof CHAIN_KEYS)[number],
+      z.ZodOptional<typeof chainEntry>
+    >,
+  )
   .strict()
   .prefault({});
 
@@ -27,7 +38,12 @@ const liquidAsset = z.object({
   price: z.number().nonnegative().default(1),
   chainId: z.number().int().positive(),
   minimumSourceRules: z
-    .array(z.object({ sourceChain: z.number().int(), sourceParams: z.object({ excludeWallets: z.array(z.string()) }) }))
+    .array(
+      z.object({
+        sourceChain: z.number().int(),
+        sourceParams: z.object({ excludeWallets: z.array(z.string()) }),
+      }),
+    )
     .default([]),
 });
 
@@ -82,7 +98,11 @@ export const vaultSchema = z.object({
   chainIds: z.array(z.number().int().positive()).min(1),
   /** The vault's base asset: the unit of the accountant rate. */
   baseAsset: z
-    .object({ symbol: z.string(), decimals: z.number().int().min(0).max(36), usdPrice: z.number().nonnegative() })
+    .object({
+      symbol: z.string(),
+      decimals: z.number().int().min(0).max(36),
+      usdPrice: z.number().nonnegative(),
+    })
     .default({ symbol: 'USD', decimals: 6, usdPrice: 1 }),
   /** Role id to name map; defaults to the Nest numbering. */
   roles: z.record(z.string(), z.string()).optional(),
@@ -103,7 +123,10 @@ export const configSchema = z
   .object({
     /** Embedded store and in-process bus live here. */
     dataDir: z.string().default('./data'),
-    topicPrefix: z.string().regex(/^[a-zA-Z0-9._-]*$/).default('vaultstream.'),
+    topicPrefix: z
+      .string()
+      .regex(/^[a-zA-Z0-9._-]*$/)
+      .default('vaultstream.'),
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
     store: z
       .object({
@@ -111,7 +134,10 @@ export const configSchema = z
         url: z.string().default(''),
         username: z.string().default('default'),
         password: z.string().default(''),
-        database: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/).default('vaultstream'),
+        database: z
+          .string()
+          .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/)
+          .default('vaultstream'),
         /** Cluster name; when set, migrations render ON CLUSTER, Replicated engines and Distributed tables. */
         cluster: z.string().default(''),
       })
@@ -144,7 +170,11 @@ export const configSchema = z
   .strict()
   .superRefine((cfg, ctx) => {
     if (cfg.bus.kind === 'kafka' && cfg.bus.brokers.length === 0)
-      ctx.addIssue({ code: 'custom', path: ['bus', 'brokers'], message: 'kafka bus needs at least one broker' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bus', 'brokers'],
+        message: 'kafka bus needs at least one broker',
+      });
     const slugs = new Set<string>();
     cfg.vaults.forEach((v, i) => {
       if (slugs.has(v.slug))
@@ -162,7 +192,14 @@ export const ENV_KEYS: Record<string, { path: string[]; parse: (v: string) => un
   CLICKHOUSE_PASSWORD: { path: ['store', 'password'], parse: String },
   CLICKHOUSE_DATABASE: { path: ['store', 'database'], parse: String },
   CLICKHOUSE_CLUSTER: { path: ['store', 'cluster'], parse: String },
-  KAFKA_BROKERS: { path: ['bus', 'brokers'], parse: (v) => v.split(',').map((s) => s.trim()).filter(Boolean) },
+  KAFKA_BROKERS: {
+    path: ['bus', 'brokers'],
+    parse: (v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+  },
   SCHEMA_REGISTRY_URL: { path: ['bus', 'schemaRegistryUrl'], parse: String },
   TOPIC_PREFIX: { path: ['topicPrefix'], parse: String },
   API_HOST: { path: ['api', 'host'], parse: String },
@@ -229,9 +266,13 @@ export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
   try {
     raw = parseYaml(text) ?? {};
   } catch (cause) {
-    throw new VaultstreamError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${String(cause)}`, {
-      cause,
-    });
+    throw new VaultstreamError(
+      'CONFIG_INVALID',
+      `config file ${path} is not valid YAML/JSON: ${String(cause)}`,
+      {
+        cause,
+      },
+    );
   }
   return parseConfig(applyEnv(raw as Record<string, any>, env));
 }

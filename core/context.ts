@@ -21,11 +21,17 @@ export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
       logger: log,
     });
   }
-  return new InProcessBus({ dir: join(resolve(cfg.dataDir), 'bus'), partitions: cfg.bus.partitions, logger: log });
+  return new InProcessBus({
+    dir: join(resolve(cfg.dataDir), 'bus'),
+    partitions: cfg.bus.partitions,
+    logger: log,
+  });
 }
 
 export function createCodec(cfg: Config): EventCodec {
-  const registry = cfg.bus.schemaRegistryUrl ? new SchemaRegistryClient(cfg.bus.schemaRegistryUrl) : undefined;
+  const registry = cfg.bus.schemaRegistryUrl
+    ? new SchemaRegistryClient(cfg.bus.schemaRegistryUrl)
+    : undefined;
   return new EventCodec(registry, (family) => `${cfg.topicPrefix}${family}-value`);
 }
 

@@ -25,9 +25,17 @@ export function registryRecord(v: VaultConfig, updatedAt: number): RegistryRecor
   };
 }
 
-export async function publishRegistry(cfg: Config, bus: Bus, codec: EventCodec, now = Date.now()): Promise<number> {
+export async function publishRegistry(
+  cfg: Config,
+  bus: Bus,
+  codec: EventCodec,
+  now = Date.now(),
+): Promise<number> {
   const msgs = await Promise.all(
-    cfg.vaults.map(async (v) => ({ key: v.slug, value: await codec.encode('registry', registryRecord(v, now)) })),
+    cfg.vaults.map(async (v) => ({
+      key: v.slug,
+      value: await codec.encode('registry', registryRecord(v, now)),
+    })),
   );
   if (msgs.length) await bus.publish(topicName(cfg.topicPrefix, 'registry'), msgs);
   return msgs.length;

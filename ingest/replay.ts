@@ -33,7 +33,8 @@ export function parseLine(text: string): { family: FamilyName; record: unknown }
   } catch (e) {
     return { error: `not JSON: ${(e as Error).message}` };
   }
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return { error: 'expected a JSON object' };
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+    return { error: 'expected a JSON object' };
   const { family, record } = obj as { family?: unknown; record?: unknown };
   if (typeof family !== 'string' || !isFamily(family) || family === 'dlq')
     return { error: `unknown family ${JSON.stringify(family)}` };

@@ -73,9 +73,13 @@ export class EventCodec {
     try {
       body = v.type.toBuffer(record);
     } catch (cause) {
-      throw new VaultstreamError('VALIDATION_FAILED', `record does not fit ${family}.v${v.version}: ${String(cause)}`, {
-        cause,
-      });
+      throw new VaultstreamError(
+        'VALIDATION_FAILED',
+        `record does not fit ${family}.v${v.version}: ${String(cause)}`,
+        {
+          cause,
+        },
+      );
     }
     if (!this.registry) return Buffer.concat([SOE_MAGIC, v.fingerprint, body]);
     const id = await this.registry.register(this.subjectFor(family), v.canonical);
@@ -97,16 +101,21 @@ export class EventCodec {
       writer = v.type;
       body = buf.subarray(10);
     } else if (buf.length >= 5 && buf[0] === 0x00) {
-      if (!this.registry) throw new VaultstreamError('SCHEMA_UNKNOWN', 'registry-framed record but no schema registry');
+      if (!this.registry)
+        throw new VaultstreamError('SCHEMA_UNKNOWN', 'registry-framed record but no schema registry');
       writer = await this.registryType(buf.readUInt32BE(1));
       body = buf.subarray(5);
     } else {
       throw new VaultstreamError('DECODE_FAILED', 'not an Avro single-object or Confluent-framed record');
     }
     try {
-      return writer === reader ? reader.fromBuffer(body) : reader.fromBuffer(body, this.resolver(reader, writer));
+      return writer === reader
+        ? reader.fromBuffer(body)
+        : reader.fromBuffer(body, this.resolver(reader, writer));
     } catch (cause) {
-      throw new VaultstreamError('DECODE_FAILED', `undecodable ${family} record: ${String(cause)}`, { cause });
+      throw new VaultstreamError('DECODE_FAILED', `undecodable ${family} record: ${String(cause)}`, {
+        cause,
+      });
     }
   }
 

@@ -13,7 +13,11 @@ export interface FamilyDef<S extends z.ZodType = z.ZodType> {
   key(record: z.infer<S>): string;
 }
 
-function family<S extends z.ZodType>(name: string, schema: S, key: (rec: z.infer<S>) => string): FamilyDef<S> {
+function family<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  key: (rec: z.infer<S>) => string,
+): FamilyDef<S> {
   return { name, schema, key };
 }
 

@@ -11,7 +11,9 @@ export const uint256 = z
   .string()
   .regex(/^(0|[1-9][0-9]{0,77})$/, 'expected a non-negative integer as a decimal string')
   .refine((s) => BigInt(s) <= MAX_UINT256, 'exceeds uint256');
-const decimalString = z.string().regex(/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/, 'expected a decimal number as a string');
+const decimalString = z
+  .string()
+  .regex(/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/, 'expected a decimal number as a string');
 const optionalDecimal = z.union([z.literal(''), decimalString]);
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex hash');
 const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,88}$/, 'expected a base58 string');
@@ -19,7 +21,9 @@ const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,88}$/, 'expected a bas
 export const account = z.union([z.string().regex(/^0x[0-9a-fA-F]{40}$/), base58], {
   error: 'expected an EVM address (0x + 40 hex) or a Solana base58 address',
 });
-const hashOrSig = z.union([hex32, base58], { error: 'expected a 0x 32-byte hash or a Solana base58 signature' });
+const hashOrSig = z.union([hex32, base58], {
+  error: 'expected a 0x 32-byte hash or a Solana base58 signature',
+});
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a vault slug');
 const int32 = z.number().int().min(-2147483648).max(2147483647);
 const nonNegInt = z.number().int().nonnegative();
@@ -74,7 +78,14 @@ export const transferRecord = z.object({
   amount: uint256.refine((s) => BigInt(s) < 1n << 255n, 'transfer amount exceeds int256 balance arithmetic'),
 });
 
-export const ACTIVITY_KINDS = ['DEPOSIT', 'WITHDRAW', 'REDEEM_REQUEST', 'INSTANT_REDEEM', 'BRIDGE_IN', 'BRIDGE_OUT'] as const;
+export const ACTIVITY_KINDS = [
+  'DEPOSIT',
+  'WITHDRAW',
+  'REDEEM_REQUEST',
+  'INSTANT_REDEEM',
+  'BRIDGE_IN',
+  'BRIDGE_OUT',
+] as const;
 export const activityRecord = z.object({
   ...chainFields,
   vault: slug,
@@ -97,7 +108,14 @@ export const rateRecord = z.object({
   isPaused: z.boolean().default(false),
 });
 
-export const FEE_KINDS = ['MANAGEMENT', 'PERFORMANCE', 'INSTANT_REDEMPTION', 'DEPOSIT', 'REDEMPTION', 'CLAIMED'] as const;
+export const FEE_KINDS = [
+  'MANAGEMENT',
+  'PERFORMANCE',
+  'INSTANT_REDEMPTION',
+  'DEPOSIT',
+  'REDEMPTION',
+  'CLAIMED',
+] as const;
 export const feeRecord = z.object({
   ...chainFields,
   vault: slug,
@@ -132,7 +150,13 @@ export const roleRecord = z.object({
   enabled: z.boolean(),
 });
 
-export const SNAPSHOT_KINDS = ['SUPPLY', 'ASSET_BALANCE', 'ASSET_PRICE', 'COMPOSITION', 'ACCOUNTANT'] as const;
+export const SNAPSHOT_KINDS = [
+  'SUPPLY',
+  'ASSET_BALANCE',
+  'ASSET_PRICE',
+  'COMPOSITION',
+  'ACCOUNTANT',
+] as const;
 export const snapshotRecord = z.object({
   vault: slug,
   chainId: int32.nonnegative(),

@@ -33,7 +33,9 @@ export class SchemaRegistryClient {
   schemaById(id: number): Promise<string> {
     let p = this.byId.get(id);
     if (!p) {
-      p = this.call(`/schemas/ids/${id}`, { method: 'GET' }).then((b) => String((b as { schema: string }).schema));
+      p = this.call(`/schemas/ids/${id}`, { method: 'GET' }).then((b) =>
+        String((b as { schema: string }).schema),
+      );
       p.catch(() => this.byId.delete(id));
       this.byId.set(id, p);
     }
@@ -43,12 +45,16 @@ export class SchemaRegistryClient {
   private async call(path: string, init: RequestInit): Promise<unknown> {
     let res: Response;
     try {
-      res = await this.fetchImpl(new URL(path, this.baseUrl), { ...init, signal: AbortSignal.timeout(10_000) });
+      res = await this.fetchImpl(new URL(path, this.baseUrl), {
+        ...init,
+        signal: AbortSignal.timeout(10_000),
+      });
     } catch (cause) {
       throw new VaultstreamError('BUS_UNAVAILABLE', `schema registry ${this.baseUrl} unreachable`, { cause });
     }
     const body = await res.json().catch(() => ({}));
-    if (res.status === 404) throw new VaultstreamError('SCHEMA_UNKNOWN', `schema registry: ${path} not found`);
+    if (res.status === 404)
+      throw new VaultstreamError('SCHEMA_UNKNOWN', `schema registry: ${path} not found`);
     if (!res.ok)
       throw new VaultstreamError('BUS_UNAVAILABLE', `schema registry ${path}: HTTP ${res.status}`, {
         details: { body },

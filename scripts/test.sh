@@ -79,29 +79,9 @@ ensure_node_modules() {
     echo "node_modules up to date"
     return 0
   fi
-  local status=0
-  npm ci --no-audit --no-fund >"$tmp/npm-ci.log" 2>&1 || status=$?
-  if ((status == 0)); then
-    grep -v 'Unknown user config' "$tmp/npm-ci.log" | tail -n 5
-    return 0
-  fi
-  # npm ci refuses a lockfile that lacks some optional platform package of a dependency (e.g.
-  # @biomejs/cli-darwin-*, @chdb/lib-darwin-*) even though this platform does not need it; a lock
-  # written against a registry that does not serve those packages is like that. `npm install`
-  # accepts it and installs the locked versions; the lockfile is restored should it rewrite it.
-  if ! grep -q 'package-lock.json or npm-shrinkwrap.json are in sync' "$tmp/npm-ci.log"; then
-    cat "$tmp/npm-ci.log" >&2
-    echo "npm ci failed (exit $status)" >&2
-    exit "$status"
-  fi
-  warn "npm ci refused package-lock.json ($(grep -c 'Missing:' "$tmp/npm-ci.log") optional platform" \
-    "packages missing from it); installing the locked versions with npm install instead"
-  cp package-lock.json "$tmp/package-lock.json"
-  npm install --no-audit --no-fund
-  if ! cmp -s package-lock.json "$tmp/package-lock.json"; then
-    cp "$tmp/package-lock.json" package-lock.json
-    warn "npm install rewrote package-lock.json; restored the committed one"
-  fi
+  # package-lock.json lists other platforms' optional binaries (scripts/complete-lock.mjs),
+  # so npm ci accepts it here and skips them.
+  npm ci --no-audit --no-fund 2>&1 | grep -v 'Unknown user config' | tail -n 5
 }
 
 ensure_apt_packages

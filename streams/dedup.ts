@@ -12,7 +12,11 @@ const LOOKUP_CHUNK = 20_000;
 const SAFE_ID = /^[0-9A-Za-z:]+$/;
 
 /** Current state of each event id: true = live, false = retracted; absent = never seen. */
-export async function currentStates(store: Store, table: string, ids: string[]): Promise<Map<string, boolean>> {
+export async function currentStates(
+  store: Store,
+  table: string,
+  ids: string[],
+): Promise<Map<string, boolean>> {
   const states = new Map<string, boolean>();
   for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
     const chunk = ids.slice(i, i + LOOKUP_CHUNK).filter((id) => SAFE_ID.test(id));

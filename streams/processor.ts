@@ -79,7 +79,10 @@ export class StreamProcessor extends EventEmitter {
       maxWaitMs: streams.maxWaitMs,
       handler: (b) => this.handle(b),
       onError: (err, b) =>
-        this.log.error({ err: errorMessage(err), topic: b.topic, partition: b.partition }, 'storing batch failed'),
+        this.log.error(
+          { err: errorMessage(err), topic: b.topic, partition: b.partition },
+          'storing batch failed',
+        ),
     });
     this.log.info({ topics: this.topics.length, bus: this.deps.bus.kind }, 'stream consumers started');
   }
@@ -139,7 +142,8 @@ export class StreamProcessor extends EventEmitter {
       rows = stateChanges(rows, await currentStates(this.deps.store, table, ids));
       const skipped = decoded.length - rows.length;
       metrics.rowsSkipped.inc({ table }, skipped);
-      if (skipped) this.log.info({ table, skipped }, 'dropped event states already stored (replayed or re-published)');
+      if (skipped)
+        this.log.info({ table, skipped }, 'dropped event states already stored (replayed or re-published)');
     }
     if (dead.length) {
       // Dead letters are published before the batch commits: a crash in between re-sends them,
@@ -151,7 +155,10 @@ export class StreamProcessor extends EventEmitter {
       if (family === 'dlq') this.log.error({ count: dead.length }, 'undecodable dead letters dropped');
       else await this.deps.bus.publish(dlq, msgs);
       metrics.deadLetters.inc({ topic: family }, dead.length);
-      this.log.warn({ topic: batch.topic, partition: batch.partition, count: dead.length, reason: dead[0].reason }, 'records sent to the dead-letter topic');
+      this.log.warn(
+        { topic: batch.topic, partition: batch.partition, count: dead.length, reason: dead[0].reason },
+        'records sent to the dead-letter topic',
+      );
     }
     if (rows.length) {
       const first = batch.messages[0].offset;

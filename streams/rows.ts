@@ -17,7 +17,9 @@ export function eventId(r: { chainId: number; blockHash: string; logIndex: numbe
   return `${r.chainId}:${norm(r.blockHash)}:${r.logIndex}`;
 }
 
-function chainCols(r: R.TransferRecord | R.ActivityRecord | R.RateRecord | R.FeeRecord | R.RedemptionRecord | R.RoleRecord) {
+function chainCols(
+  r: R.TransferRecord | R.ActivityRecord | R.RateRecord | R.FeeRecord | R.RedemptionRecord | R.RoleRecord,
+) {
   return {
     event_id: eventId(r),
     chain_id: r.chainId,
@@ -92,7 +94,13 @@ export function toRow(family: FamilyName, rec: any): Row {
     }
     case 'transfers': {
       const r = rec as R.TransferRecord;
-      return { ...chainCols(r), token: norm(r.token), from_address: norm(r.from), to_address: norm(r.to), amount: r.amount };
+      return {
+        ...chainCols(r),
+        token: norm(r.token),
+        from_address: norm(r.from),
+        to_address: norm(r.to),
+        amount: r.amount,
+      };
     }
     case 'activity': {
       const r = rec as R.ActivityRecord;
@@ -148,7 +156,13 @@ export function toRow(family: FamilyName, rec: any): Row {
     }
     case 'roles': {
       const r = rec as R.RoleRecord;
-      return { ...chainCols(r), authority: norm(r.authority), user: norm(r.user), role: r.role, enabled: r.enabled ? 1 : 0 };
+      return {
+        ...chainCols(r),
+        authority: norm(r.authority),
+        user: norm(r.user),
+        role: r.role,
+        enabled: r.enabled ? 1 : 0,
+      };
     }
     case 'snapshots': {
       const r = rec as R.SnapshotRecord;
@@ -170,7 +184,14 @@ export function toRow(family: FamilyName, rec: any): Row {
     }
     case 'mint_steps': {
       const r = rec as R.MintStepRecord;
-      return { signature: r.signature, step: r.step, status: r.status, observed_at: iso(r.observedAt), fields: r.fields, error: r.error };
+      return {
+        signature: r.signature,
+        step: r.step,
+        status: r.status,
+        observed_at: iso(r.observedAt),
+        fields: r.fields,
+        error: r.error,
+      };
     }
     case 'source_errors': {
       const r = rec as R.SourceErrorRecord;

@@ -36,7 +36,12 @@ export async function renderCatalogue(store: Store): Promise<string> {
   ];
   for (const t of tables) {
     if (t.engine === 'MaterializedView') continue;
-    out.push(`## ${t.name}`, '', `*${KIND[t.engine] ?? `table (${t.engine})`}* — ${t.comment || '(no comment)'}`, '');
+    out.push(
+      `## ${t.name}`,
+      '',
+      `*${KIND[t.engine] ?? `table (${t.engine})`}* — ${t.comment || '(no comment)'}`,
+      '',
+    );
     out.push('| column | type | meaning |', '|---|---|---|');
     for (const c of byTable.get(t.name) ?? [])
       out.push(`| ${c.name} | \`${c.type}\` | ${c.comment.replaceAll('|', '\\|') || ''} |`);

@@ -41,11 +41,18 @@ export interface MigrateResult {
   skipped: string[];
 }
 
-export async function migrate(store: Store, target: RenderTarget, log?: Logger, dir?: string): Promise<MigrateResult> {
+export async function migrate(
+  store: Store,
+  target: RenderTarget,
+  log?: Logger,
+  dir?: string,
+): Promise<MigrateResult> {
   const db = target.database;
   const onCluster = target.cluster ? ` ON CLUSTER ${target.cluster}` : '';
   const engine = target.cluster ? 'Replicated' : 'Atomic';
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${db}${target.cluster ? onCluster : ` ENGINE = ${engine}`}`);
+  await store.command(
+    `CREATE DATABASE IF NOT EXISTS ${db}${target.cluster ? onCluster : ` ENGINE = ${engine}`}`,
+  );
   await store.command(
     `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations${onCluster} (version UInt32 COMMENT 'Migration number', ` +
       `name String COMMENT 'File name', checksum String COMMENT 'sha256 prefix of the file as applied', ` +
@@ -54,9 +61,11 @@ export async function migrate(store: Store, target: RenderTarget, log?: Logger, 
       `COMMENT 'Migrations applied by vaultstream migrate'`,
   );
   const done = new Map(
-    (await store.query<{ version: number; checksum: string }>(
-      `SELECT version, argMax(checksum, applied_at) AS checksum FROM ${db}.schema_migrations GROUP BY version`,
-    )).map((r) => [Number(r.version), r.checksum]),
+    (
+      await store.query<{ version: number; checksum: string }>(
+        `SELECT version, argMax(checksum, applied_at) AS checksum FROM ${db}.schema_migrations GROUP BY version`,
+      )
+    ).map((r) => [Number(r.version), r.checksum]),
   );
   const result: MigrateResult = { applied: [], skipped: [] };
   for (const m of listMigrations(dir)) {

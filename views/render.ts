@@ -46,8 +46,12 @@ export function renderStatements(sql: string, target: RenderTarget): string[] {
       // plain views keep reading the Distributed table under the original name.
       const isMv = /^CREATE MATERIALIZED VIEW/.test(s);
       if (table || isMv)
-        for (const t of localTables) r = r.replace(new RegExp(`\\{\\{db\\}\\}\\.${t}\\b`, 'g'), `{{db}}.${t}_local`);
-      r = r.replace(ENGINE_RE, (_m, engine: string, args?: string) => `ENGINE = Replicated${engine}${args ?? ''}`);
+        for (const t of localTables)
+          r = r.replace(new RegExp(`\\{\\{db\\}\\}\\.${t}\\b`, 'g'), `{{db}}.${t}_local`);
+      r = r.replace(
+        ENGINE_RE,
+        (_m, engine: string, args?: string) => `ENGINE = Replicated${engine}${args ?? ''}`,
+      );
     }
     r = r.replaceAll('{{db}}', target.database).replaceAll('{{on_cluster}}', onCluster);
     out.push(r);

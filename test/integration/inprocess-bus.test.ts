@@ -34,7 +34,8 @@ describe('in-process bus', () => {
       maxWaitMs: 0,
       handler: async (b: Batch) => {
         expect(b.messages.length).toBeLessThanOrEqual(333);
-        for (const m of b.messages) seen.push({ topic: b.topic, partition: b.partition, key: m.key, value: m.value.toString() });
+        for (const m of b.messages)
+          seen.push({ topic: b.topic, partition: b.partition, key: m.key, value: m.value.toString() });
       },
     });
     await sub.drained();
@@ -83,7 +84,13 @@ describe('in-process bus', () => {
     const bus = fresh(dir);
     await bus.connect();
     await bus.publish('t', msgs(20));
-    const sub = await bus.subscribe({ groupId: 'g', topics: ['t'], maxBatchSize: 1000, maxWaitMs: 0, handler: async () => {} });
+    const sub = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      maxBatchSize: 1000,
+      maxWaitMs: 0,
+      handler: async () => {},
+    });
     await sub.drained();
     await sub.stop();
     await bus.publish('t', msgs(7, 'late'));
@@ -103,9 +110,17 @@ describe('in-process bus', () => {
     });
     await sub2.drained();
     await sub2.stop();
-    expect(got.sort()).toEqual(msgs(7, 'late').map((m) => m.key).sort());
+    expect(got.sort()).toEqual(
+      msgs(7, 'late')
+        .map((m) => m.key)
+        .sort(),
+    );
     // Another group starts from the beginning.
-    expect(Object.values(await again.lag('other', ['t'])).flat().reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(
+      Object.values(await again.lag('other', ['t']))
+        .flat()
+        .reduce((a, b) => a + b, 0),
+    ).toBeGreaterThan(0);
     await again.close();
   });
 });

@@ -40,14 +40,19 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
   let first: Record<string, unknown[]>;
 
   it('survives SIGKILL after an insert and before the commit, then resumes on the same data directory', async () => {
-    const killed = await runCli(['replay', file], { ...env, VAULTSTREAM_FAILPOINTS: 'after-insert-transfers_raw:2' });
+    const killed = await runCli(['replay', file], {
+      ...env,
+      VAULTSTREAM_FAILPOINTS: 'after-insert-transfers_raw:2',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await runCli(['streams', '--until-drained'], { ...env, LOG_LEVEL: 'info' });
     expect(resumed.stderr).not.toMatch(/"level":(50|60)/);
     expect(resumed.code).toBe(0);
     // The batch stored before the kill was delivered again and found already stored (an
     // ordinary batch drops only the scenario's few deliberate duplicates, 1 in 50).
-    const skips = [...resumed.stderr.matchAll(/"table":"transfers_raw","skipped":(\d+)/g)].map((m) => Number(m[1]));
+    const skips = [...resumed.stderr.matchAll(/"table":"transfers_raw","skipped":(\d+)/g)].map((m) =>
+      Number(m[1]),
+    );
     expect(Math.max(...skips)).toBeGreaterThan(100);
     first = await withStore(viewSnapshot);
     expectMatchesTruth(first as never, scenario.truth);
@@ -57,8 +62,15 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
     const dl = first.deadLetters as { offset: string; reason: string }[];
     expect(dl.map((d) => Number(d.offset))).toEqual(scenario.badLines.map((l) => l + 2));
     const reasons = dl.map((d) => d.reason);
-    for (const re of [/^not JSON/, /^unknown family "nope"/, /^invalid transfers record: .*amount: expected a non-negative/])
-      expect(reasons.filter((r) => re.test(r)), String(re)).toHaveLength(1);
+    for (const re of [
+      /^not JSON/,
+      /^unknown family "nope"/,
+      /^invalid transfers record: .*amount: expected a non-negative/,
+    ])
+      expect(
+        reasons.filter((r) => re.test(r)),
+        String(re),
+      ).toHaveLength(1);
   });
 
   it('replaying the same file again changes no view, and reports the bad lines with a non-zero exit', async () => {
@@ -71,7 +83,10 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
   });
 
   it('answers SQL over the views from the CLI, read-only by default', async () => {
-    const res = await runCli(['sql', 'SELECT vault, holders FROM vaultstream.vault_holders ORDER BY vault', '--format', 'json'], env);
+    const res = await runCli(
+      ['sql', 'SELECT vault, holders FROM vaultstream.vault_holders ORDER BY vault', '--format', 'json'],
+      env,
+    );
     expect(res.code).toBe(0);
     const rows = JSON.parse(res.stdout) as { vault: string; holders: string }[];
     expect(new Map(rows.map((r) => [r.vault, Number(r.holders)]))).toEqual(scenario.truth.holders);

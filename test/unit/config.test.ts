@@ -24,7 +24,11 @@ describe('config', () => {
   it('names every bad key in one error', () => {
     let err: unknown;
     try {
-      parseConfig({ bus: { partitions: 0 }, api: { port: 'x' }, vaults: [{ ...vault, vaultAddress: 'nope' }] });
+      parseConfig({
+        bus: { partitions: 0 },
+        api: { port: 'x' },
+        vaults: [{ ...vault, vaultAddress: 'nope' }],
+      });
     } catch (e) {
       err = e;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseLine } from '../../ingest/replay.ts';
 import { stateChanges } from '../../streams/dedup.ts';
 import { eventId, scaleDecimal, usdE18 } from '../../streams/rows.ts';
-import { parseLine } from '../../ingest/replay.ts';
 
 describe('state-change deduplication', () => {
   const row = (id: string, removed: 0 | 1) => ({ event_id: id, removed });
@@ -35,9 +35,9 @@ describe('row helpers', () => {
     expect(scaleDecimal('0.9998', 18)).toBe(999800000000000000n);
     expect(scaleDecimal('-1.5', 2)).toBe(-150n);
     expect(usdE18('2500000', 6, '0.9998')).toBe(2499500000000000000n);
-    expect(usdE18('115792089237316195423570985008687907853269984665640564039457584007913129639935', 18, '1')).toBe(
-      115792089237316195423570985008687907853269984665640564039457584007913129639935n,
-    );
+    expect(
+      usdE18('115792089237316195423570985008687907853269984665640564039457584007913129639935', 18, '1'),
+    ).toBe(115792089237316195423570985008687907853269984665640564039457584007913129639935n);
   });
 });
 
@@ -45,7 +45,9 @@ describe('replay line parsing', () => {
   it('explains what is wrong with a line', () => {
     expect(parseLine('{')).toMatchObject({ error: expect.stringMatching(/not JSON/) });
     expect(parseLine('[]')).toMatchObject({ error: 'expected a JSON object' });
-    expect(parseLine('{"family":"dlq","record":{}}')).toMatchObject({ error: expect.stringMatching(/unknown family/) });
+    expect(parseLine('{"family":"dlq","record":{}}')).toMatchObject({
+      error: expect.stringMatching(/unknown family/),
+    });
     expect(parseLine('{"family":"roles","record":{"chainId":1}}')).toMatchObject({
       error: expect.stringMatching(/invalid roles record: blockNumber/),
     });
