@@ -37,6 +37,11 @@ export interface InProcessBusOptions {
   dir: string;
   partitions: number;
   logger?: Logger;
+  /**
+   * Partitions handled at once by a subscription (like kafkajs's
+   * partitionsConsumedConcurrently): one partition's insert overlaps another's decoding.
+   */
+  concurrency?: number;
 }
 
 function encodeRecord(msg: BusMessage): Buffer {
@@ -54,6 +59,7 @@ function encodeRecord(msg: BusMessage): Buffer {
 export class InProcessBus implements Bus {
   readonly kind = 'inprocess' as const;
   readonly partitions: number;
+  readonly concurrency: number;
   private readonly dir: string;
   private readonly log: Logger;
   private readonly fds = new Map<string, number>();
@@ -63,6 +69,7 @@ export class InProcessBus implements Bus {
   constructor(opts: InProcessBusOptions) {
     this.dir = opts.dir;
     this.partitions = opts.partitions;
+    this.concurrency = Math.max(1, opts.concurrency ?? 2);
     this.log = opts.logger ?? silentLogger;
     this.appended.setMaxListeners(0);
   }
@@ -225,7 +232,8 @@ class PartitionReader {
 class InProcessSubscription implements Subscription {
   private stopped = false;
   private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
+  private readonly wakers = new Set<() => void>();
+  private commits: Promise<void> = Promise.resolve();
   private readonly readers = new Map<string, PartitionReader>();
   private readonly positions = new Map<string, bigint>();
   private readonly stopHooks: (() => void)[] = [];
@@ -250,7 +258,7 @@ class InProcessSubscription implements Subscription {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    for (const w of [...this.wakers]) w();
   }
 
   start(): void {
@@ -259,22 +267,32 @@ class InProcessSubscription implements Subscription {
 
   private async sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wakeUp = () => {
+      const done = () => {
         clearTimeout(t);
+        this.wakers.delete(done);
         resolve();
       };
+      const t = setTimeout(done, ms);
+      this.wakers.add(done);
     });
-    this.wakeUp = undefined;
   }
 
   private async run(): Promise<void> {
+    // Each worker owns a fixed share of the partitions, so a partition is never handled twice at once.
+    const all = this.opts.topics.flatMap((t) => Array.from({ length: this.bus.partitions }, (_, p) => [t, p] as const));
+    const workers = Array.from({ length: Math.min(this.bus.concurrency, all.length) }, (_, w) =>
+      this.work(all.filter((_, i) => i % this.bus.concurrency === w)),
+    );
+    await Promise.all(workers);
+  }
+
+  private async work(parts: (readonly [string, number])[]): Promise<void> {
     while (!this.stopped) {
       let progressed = false;
-      for (const t of this.opts.topics)
-        for (let p = 0; p < this.bus.partitions && !this.stopped; p++) {
-          if (await this.consumePartition(t, p)) progressed = true;
-        }
+      for (const [t, p] of parts) {
+        if (this.stopped) break;
+        if (await this.consumePartition(t, p)) progressed = true;
+      }
       this.checkDrained();
       if (!progressed && !this.stopped) await this.sleep(POLL_MS);
     }
@@ -319,7 +337,13 @@ class InProcessSubscription implements Subscription {
     return 2 + Buffer.byteLength(m.key, 'utf8') + m.value.length;
   }
 
-  private async commit(): Promise<void> {
+  /** Commits are serialized: workers share one offsets file. */
+  private commit(): Promise<void> {
+    this.commits = this.commits.then(() => this.writeCommitted());
+    return this.commits;
+  }
+
+  private async writeCommitted(): Promise<void> {
     const file = this.bus.groupFile(this.opts.groupId);
     const current = await this.bus.readCommitted(this.opts.groupId);
     for (const [k, v] of this.positions) current[k] = String(v);

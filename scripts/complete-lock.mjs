@@ -24,7 +24,7 @@ const PLATFORM = {
 const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 let added = 0;
-for (const [path, meta] of Object.entries(lock.packages)) {
+for (const meta of Object.values(lock.packages)) {
   for (const [dep, version] of Object.entries(meta.optionalDependencies ?? {})) {
     const key = `node_modules/${dep}`;
     if (lock.packages[key]) continue;

@@ -16,7 +16,7 @@ export interface Store {
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<T[]>;
   /** Runs a statement with no result (DDL, INSERT ... SELECT, SYSTEM). */
   command(sql: string, settings?: Record<string, unknown>): Promise<void>;
-  /** Inserts rows as JSONEachRow into `table` (database-qualified by the store). */
+  /** Inserts rows (objects with the same keys) into `table` (database-qualified by the store). */
   insert(table: string, rows: Record<string, unknown>[], settings?: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
@@ -81,10 +81,13 @@ export async function createStore(cfg: Config): Promise<Store> {
     insert: (table, rows, settings) =>
       run(async () => {
         if (rows.length === 0) return;
+        // Compact rows (values only, column list once) parse faster than JSONEachRow.
+        const columns = Object.keys(rows[0]) as [string, ...string[]];
         await client.insert({
           table: `${database}.${table}`,
-          values: rows,
-          format: 'JSONEachRow',
+          values: rows.map((r) => columns.map((c) => r[c])),
+          columns,
+          format: 'JSONCompactEachRow',
           clickhouse_settings: settings as never,
         });
       }),

@@ -8,25 +8,54 @@
 import type { Store } from '../store/client.ts';
 import type { Row } from './rows.ts';
 
-const LOOKUP_CHUNK = 20_000;
-const SAFE_ID = /^[0-9A-Za-z:]+$/;
+const SAFE = /^[0-9A-Za-z:-]+$/;
+const RANGES_PER_QUERY = 500;
 
-/** Current state of each event id: true = live, false = retracted; absent = never seen. */
-export async function currentStates(
-  store: Store,
-  table: string,
-  ids: string[],
-): Promise<Map<string, boolean>> {
+/** Block range of a batch's events on one (vault, chain). */
+export interface KeyRange {
+  vault: string;
+  chainId: number;
+  from: number;
+  to: number;
+}
+
+/** The (vault, chain) block ranges covering `rows`. */
+export function keyRanges(rows: Row[]): KeyRange[] {
+  const m = new Map<string, KeyRange>();
+  for (const r of rows) {
+    const k = `${r.vault}|${r.chain_id}`;
+    const b = r.block_number as number;
+    const cur = m.get(k);
+    if (!cur) m.set(k, { vault: r.vault as string, chainId: r.chain_id as number, from: b, to: b });
+    else {
+      if (b < cur.from) cur.from = b;
+      if (b > cur.to) cur.to = b;
+    }
+  }
+  return [...m.values()];
+}
+
+/**
+ * Current state of the events stored in the given block ranges: true = live, false =
+ * retracted. The ranges follow the table's sorting key (vault, chain_id, block_number),
+ * so the lookup reads only the granules that can hold the batch's events, however
+ * large the table grows; for live data it finds next to nothing.
+ */
+export async function currentStates(store: Store, table: string, ranges: KeyRange[]): Promise<Map<string, boolean>> {
   const states = new Map<string, boolean>();
-  for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
-    const chunk = ids.slice(i, i + LOOKUP_CHUNK).filter((id) => SAFE_ID.test(id));
-    if (chunk.length === 0) continue;
-    // Ids are validated (digits, hex, base58, ':'), so inlining them in the body is safe and
-    // keeps a 20k-element list out of the URL.
-    const list = chunk.map((id) => `'${id}'`).join(',');
+  for (let i = 0; i < ranges.length; i += RANGES_PER_QUERY) {
+    const terms = ranges
+      .slice(i, i + RANGES_PER_QUERY)
+      // Slugs are validated ([a-z0-9-]), so inlining them is safe.
+      .filter((r) => SAFE.test(r.vault))
+      .map(
+        (r) =>
+          `(vault = '${r.vault}' AND chain_id = ${Math.trunc(r.chainId)} AND block_number BETWEEN ${Math.trunc(r.from)} AND ${Math.trunc(r.to)})`,
+      );
+    if (!terms.length) continue;
     const rows = await store.query<{ event_id: string; removed: number }>(
       `SELECT event_id, argMax(removed, ver) AS removed FROM ${store.database}.${table} ` +
-        `WHERE event_id IN (${list}) GROUP BY event_id`,
+        `WHERE ${terms.join(' OR ')} GROUP BY event_id`,
     );
     for (const r of rows) states.set(r.event_id, Number(r.removed) === 0);
   }

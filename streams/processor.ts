@@ -17,7 +17,7 @@ import type { EventCodec } from '../schemas/codec.ts';
 import { DATA_FAMILIES, FAMILIES, type FamilyName } from '../schemas/families.ts';
 import type { DeadLetterRecord } from '../schemas/records.ts';
 import type { Store } from '../store/client.ts';
-import { currentStates, stateChanges } from './dedup.ts';
+import { currentStates, keyRanges, stateChanges } from './dedup.ts';
 import { type Row, STATE_CHECKED, TABLES, toRow, VERSIONED } from './rows.ts';
 
 export interface ProcessorDeps {
@@ -138,8 +138,7 @@ export class StreamProcessor extends EventEmitter {
     let rows = decoded;
     if (VERSIONED.has(family)) for (const r of rows) r.ver = this.nextVer().toString();
     if (STATE_CHECKED.has(family) && rows.length) {
-      const ids = [...new Set(rows.map((r) => r.event_id as string))];
-      rows = stateChanges(rows, await currentStates(this.deps.store, table, ids));
+      rows = stateChanges(rows, await currentStates(this.deps.store, table, keyRanges(rows)));
       const skipped = decoded.length - rows.length;
       metrics.rowsSkipped.inc({ table }, skipped);
       if (skipped)

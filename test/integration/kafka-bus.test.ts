@@ -91,14 +91,16 @@ suite(suiteName, () => {
       const seen = new Map<string, number>();
       const order = new Map<string, number[]>();
       const badBatches: string[] = [];
+      let largest = 0;
       const sub = await bus.subscribe({
         groupId: 'g-all',
         topics,
-        maxBatchSize: 256,
+        maxBatchSize: 64,
         maxWaitMs: 100,
         handler: async (batch: Batch) => {
           const last = batch.messages[batch.messages.length - 1];
-          if (batch.messages.length === 0 || batch.messages.length > 256) badBatches.push('size');
+          largest = Math.max(largest, batch.messages.length);
+          if (batch.messages.length === 0 || batch.messages.length > 64) badBatches.push('size');
           if (batch.nextOffset !== last.offset + 1n) badBatches.push('nextOffset');
           for (const m of batch.messages) {
             const p = decode(m.value);
@@ -116,6 +118,7 @@ suite(suiteName, () => {
       await sub.stop();
 
       expect(badBatches).toEqual([]);
+      expect(largest).toBe(64); // fetched batches (~200 messages each here) were split at maxBatchSize
       expect(seen.size).toBe(10_000);
       expect([...seen.values()].every((n) => n === 1)).toBe(true);
       for (const m of sent) expect(seen.has(id(decode(m.value)))).toBe(true);

@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.transfers_raw {{on_cluster}} (
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row',
   INDEX idx_block_time block_time TYPE minmax GRANULARITY 1
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Share-token transfers (EVM Transfer logs, Solana balance changes) and their retractions';
 
@@ -79,7 +79,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.activity_raw {{on_cluster}} (
   assets_decimals UInt8 COMMENT 'Decimals of the asset token',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Deposits, withdrawals, redeem requests, instant redemptions and bridge moves';
 
@@ -101,7 +101,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.rates_raw {{on_cluster}} (
   is_paused UInt8 COMMENT '1 when the accountant is paused after this update',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Accountant exchange-rate updates and reads';
 
@@ -124,7 +124,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.fees_raw {{on_cluster}} (
   usd_e18 Int256 COMMENT 'Exact USD value in units of 1e-18 USD (amount * price / 10^decimals)',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Fee accruals and claims';
 
@@ -151,7 +151,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.redemptions_raw {{on_cluster}} (
   deadline DateTime('UTC') COMMENT 'Request deadline',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'Redemption-queue requests, fills and cancellations';
 
@@ -172,7 +172,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.roles_raw {{on_cluster}} (
   enabled UInt8 COMMENT '1 = granted, 0 = revoked',
   ingested_at DateTime64(3, 'UTC') DEFAULT now64(3) COMMENT 'When the consumer stored the row'
 ) ENGINE = ReplacingMergeTree(ver, removed)
-ORDER BY (vault, event_id)
+ORDER BY (vault, chain_id, block_number, event_id)
 SETTINGS non_replicated_deduplication_window = 1000
 COMMENT 'RolesAuthority UserRoleUpdated events';
 

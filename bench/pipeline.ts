@@ -1,0 +1,85 @@
+/**
+ * Pipeline throughput: events per second from publish to queryable in the views.
+ * Publishes N transfer events (over V vaults and 8 chains) through the bus, runs the
+ * stream consumers until drained, and checks the views hold them all. Reports the
+ * publish rate, the end-to-end rate and the peak RSS of the process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { topicName } from '../bus/partition.ts';
+import type { Bus } from '../bus/types.ts';
+import { type Config, parseConfig } from '../core/config.ts';
+import { createBus, createCodec, createStore } from '../core/context.ts';
+import { createLogger } from '../core/log.ts';
+import { StreamProcessor } from '../streams/processor.ts';
+import { migrate } from '../views/migrate.ts';
+import { transferEvents } from './events.ts';
+
+export interface PipelineBenchResult {
+  bus: string;
+  events: number;
+  publishSeconds: number;
+  endToEndSeconds: number;
+  eventsPerSecond: number;
+  peakRssMb: number;
+  holders: number;
+}
+
+export async function benchPipeline(opts: {
+  events: number;
+  vaults: number;
+  brokers?: string[];
+  batchSize?: number;
+}): Promise<PipelineBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-bench-'));
+  const raw: Record<string, unknown> = {
+    dataDir: dir,
+    logLevel: 'warn',
+    topicPrefix: `bench${Date.now()}.`,
+    streams: { maxBatchSize: opts.batchSize ?? 100_000, maxWaitMs: 200 },
+  };
+  if (opts.brokers) raw.bus = { kind: 'kafka', brokers: opts.brokers, partitions: 4 };
+  const cfg: Config = parseConfig(raw);
+  const log = createLogger('warn');
+  const bus: Bus = await createBus(cfg, log);
+  const codec = createCodec(cfg);
+  const store = await createStore(cfg);
+  try {
+    await bus.connect();
+    await migrate(store, { database: cfg.store.database, cluster: '' });
+    const topic = topicName(cfg.topicPrefix, 'transfers');
+    const t0 = performance.now();
+    let chunk: { key: string; value: Buffer }[] = [];
+    for (const ev of transferEvents(opts.events, opts.vaults)) {
+      chunk.push({ key: ev.vault, value: await codec.encode('transfers', ev) });
+      if (chunk.length === 20_000) {
+        await bus.publish(topic, chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length) await bus.publish(topic, chunk);
+    const published = performance.now();
+    const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
+    await processor.start();
+    await processor.drained();
+    await processor.stop();
+    const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${cfg.store.database}.transfers`);
+    const [{ h }] = await store.query<{ h: string }>(`SELECT sum(holders) AS h FROM ${cfg.store.database}.vault_holders`);
+    const done = performance.now();
+    if (Number(n) !== opts.events) throw new Error(`views hold ${n} transfers, expected ${opts.events}`);
+    return {
+      bus: bus.kind,
+      events: opts.events,
+      publishSeconds: (published - t0) / 1000,
+      endToEndSeconds: (done - t0) / 1000,
+      eventsPerSecond: Math.round(opts.events / ((done - t0) / 1000)),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      holders: Number(h),
+    };
+  } finally {
+    await bus.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
