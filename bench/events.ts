@@ -2,7 +2,10 @@
 import type { TransferRecord } from '../schemas/records.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
-const hex = (n: number | bigint, bytes: number) => `0x${BigInt(n).toString(16).padStart(bytes * 2, '0')}`;
+const hex = (n: number | bigint, bytes: number) =>
+  `0x${BigInt(n)
+    .toString(16)
+    .padStart(bytes * 2, '0')}`;
 
 export const BENCH_CHAINS = [98866, 1, 8453, 56, 9745, 43114, 42161, 480];
 
@@ -11,7 +14,11 @@ export function vaultSlugs(n: number): string[] {
 }
 
 /** Deterministic transfers: mints, then transfers among 20k holders; ~1 block per 10 events. */
-export function* transferEvents(total: number, vaults: number, chains = BENCH_CHAINS): Generator<TransferRecord> {
+export function* transferEvents(
+  total: number,
+  vaults: number,
+  chains = BENCH_CHAINS,
+): Generator<TransferRecord> {
   const slugs = vaultSlugs(vaults);
   const start = Date.UTC(2026, 0, 1) / 1000;
   for (let i = 0; i < total; i++) {

@@ -64,8 +64,12 @@ export async function benchPipeline(opts: {
     await processor.start();
     await processor.drained();
     await processor.stop();
-    const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${cfg.store.database}.transfers`);
-    const [{ h }] = await store.query<{ h: string }>(`SELECT sum(holders) AS h FROM ${cfg.store.database}.vault_holders`);
+    const [{ n }] = await store.query<{ n: string }>(
+      `SELECT count() AS n FROM ${cfg.store.database}.transfers`,
+    );
+    const [{ h }] = await store.query<{ h: string }>(
+      `SELECT sum(holders) AS h FROM ${cfg.store.database}.vault_holders`,
+    );
     const done = performance.now();
     if (Number(n) !== opts.events) throw new Error(`views hold ${n} transfers, expected ${opts.events}`);
     return {

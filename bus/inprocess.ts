@@ -279,7 +279,9 @@ class InProcessSubscription implements Subscription {
 
   private async run(): Promise<void> {
     // Each worker owns a fixed share of the partitions, so a partition is never handled twice at once.
-    const all = this.opts.topics.flatMap((t) => Array.from({ length: this.bus.partitions }, (_, p) => [t, p] as const));
+    const all = this.opts.topics.flatMap((t) =>
+      Array.from({ length: this.bus.partitions }, (_, p) => [t, p] as const),
+    );
     const workers = Array.from({ length: Math.min(this.bus.concurrency, all.length) }, (_, w) =>
       this.work(all.filter((_, i) => i % this.bus.concurrency === w)),
     );

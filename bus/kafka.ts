@@ -128,6 +128,8 @@ export class KafkaSubscription implements Subscription {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.opts.topics, fromBeginning: true });
     await this.consumer.run({
+      // One partition's insert overlaps another's decoding; a partition is never handled twice at once.
+      partitionsConsumedConcurrently: 2,
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => {
@@ -355,6 +357,8 @@ export class KafkaBus implements Bus {
     const consumer = this.kafka.consumer({
       groupId: opts.groupId,
       maxWaitTimeInMs: opts.maxWaitMs,
+      maxBytesPerPartition: 16 << 20,
+      maxBytes: 64 << 20,
       sessionTimeout: this.sessionTimeoutMs,
       heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 3)),
       allowAutoTopicCreation: false,

@@ -149,6 +149,8 @@ export const configSchema = z
         clientId: z.string().default('vaultstream'),
         schemaRegistryUrl: z.string().default(''),
         partitions: z.number().int().min(1).max(256).default(4),
+        /** Kafka consumer session timeout: how soon a dead consumer's partitions move to another. */
+        sessionTimeoutMs: z.number().int().min(3000).max(300_000).default(30_000),
       })
       .prefault({}),
     streams: z

@@ -18,6 +18,7 @@ export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
       brokers: cfg.bus.brokers,
       clientId: cfg.bus.clientId,
       partitions: cfg.bus.partitions,
+      sessionTimeoutMs: cfg.bus.sessionTimeoutMs,
       logger: log,
     });
   }

@@ -41,7 +41,11 @@ export function keyRanges(rows: Row[]): KeyRange[] {
  * so the lookup reads only the granules that can hold the batch's events, however
  * large the table grows; for live data it finds next to nothing.
  */
-export async function currentStates(store: Store, table: string, ranges: KeyRange[]): Promise<Map<string, boolean>> {
+export async function currentStates(
+  store: Store,
+  table: string,
+  ranges: KeyRange[],
+): Promise<Map<string, boolean>> {
   const states = new Map<string, boolean>();
   for (let i = 0; i < ranges.length; i += RANGES_PER_QUERY) {
     const terms = ranges

@@ -8,7 +8,8 @@ import type * as R from '../schemas/records.ts';
 
 export type Row = Record<string, unknown>;
 
-const norm = (s: string) => (s.startsWith('0x') ? s.toLowerCase() : s);
+// Only EVM hex is case-insensitive; charCode checks avoid a string allocation per field.
+const norm = (s: string) => (s.charCodeAt(0) === 48 && s.charCodeAt(1) === 120 ? s.toLowerCase() : s);
 const iso = (ms: number) => new Date(ms).toISOString();
 const orNull = (s: string) => (s === '' ? null : s);
 
