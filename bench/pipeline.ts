@@ -30,13 +30,14 @@ export async function benchPipeline(opts: {
   events: number;
   vaults: number;
   brokers?: string[];
+  topicPrefix?: string;
   batchSize?: number;
 }): Promise<PipelineBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-'));
   const raw: Record<string, unknown> = {
     dataDir: dir,
     logLevel: 'warn',
-    topicPrefix: `bench${Date.now()}.`,
+    topicPrefix: opts.topicPrefix ?? `bench${Date.now()}.`,
     streams: { maxBatchSize: opts.batchSize ?? 100_000, maxWaitMs: 200 },
   };
   if (opts.brokers) raw.bus = { kind: 'kafka', brokers: opts.brokers, partitions: 4 };
@@ -49,19 +50,29 @@ export async function benchPipeline(opts: {
     await bus.connect();
     await migrate(store, { database: cfg.store.database, cluster: '' });
     const topic = topicName(cfg.topicPrefix, 'transfers');
+    const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
+    // The consumers run while events are published, as in production. Publishing waits while
+    // the consumers are more than `maxLag` behind: librdkafka's mock broker keeps only ~5 MB
+    // per partition and drops older records, so an unbounded backlog would lose events.
+    await processor.start();
+    const maxLag = opts.brokers ? 10_000 : Number.POSITIVE_INFINITY;
     const t0 = performance.now();
     let chunk: { key: string; value: Buffer }[] = [];
+    const flush = async () => {
+      while (maxLag !== Number.POSITIVE_INFINITY) {
+        const lag = Object.values(await bus.lag(cfg.streams.groupId, [topic])).flat();
+        if (lag.reduce((a, b) => a + b, 0) < maxLag) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await bus.publish(topic, chunk);
+      chunk = [];
+    };
     for (const ev of transferEvents(opts.events, opts.vaults)) {
       chunk.push({ key: ev.vault, value: await codec.encode('transfers', ev) });
-      if (chunk.length === 20_000) {
-        await bus.publish(topic, chunk);
-        chunk = [];
-      }
+      if (chunk.length === 10_000) await flush();
     }
-    if (chunk.length) await bus.publish(topic, chunk);
+    if (chunk.length) await flush();
     const published = performance.now();
-    const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
-    await processor.start();
     await processor.drained();
     await processor.stop();
     const [{ n }] = await store.query<{ n: string }>(
