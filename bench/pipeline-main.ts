@@ -9,9 +9,14 @@ if (mode === 'kafka') {
   const problem = kafkaToolchainProblem();
   if (problem) throw new Error(`kafka benchmark needs the mock broker: ${problem}`);
   const prefix = 'bench.';
-  const kafka = await startMockKafka({ topics: [...DATA_FAMILIES, 'dlq'].map((f) => `${prefix}${f}`), partitions: 4 });
+  const kafka = await startMockKafka({
+    topics: [...DATA_FAMILIES, 'dlq'].map((f) => `${prefix}${f}`),
+    partitions: 4,
+  });
   try {
-    console.log(JSON.stringify(await benchPipeline({ ...opts, brokers: kafka.brokers, topicPrefix: prefix })));
+    console.log(
+      JSON.stringify(await benchPipeline({ ...opts, brokers: kafka.brokers, topicPrefix: prefix })),
+    );
   } finally {
     await kafka.stop();
   }

@@ -18,7 +18,12 @@ const { values } = parseArgs({
 const events = Number(values.events);
 const vaults = Number(values.vaults);
 
-const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, events, vaults };
+const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  node: process.version,
+  events,
+  vaults,
+};
 const rows: PipelineBenchResult[] = [];
 if (!values.only || values.only === 'embedded') {
   // Each pipeline run uses its own process: chDB binds one data directory per process.
@@ -33,7 +38,14 @@ async function runChild(args: string[]): Promise<PipelineBenchResult> {
   const { spawnSync } = await import('node:child_process');
   const out = spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'pipeline-main.ts'), ...args, String(events), String(vaults)],
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'pipeline-main.ts'),
+      ...args,
+      String(events),
+      String(vaults),
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 },
   );
   if (out.status !== 0) throw new Error(`benchmark ${args[0]} failed (exit ${out.status})`);

@@ -13,7 +13,14 @@ describe('catalogue', () => {
       const res = await runCli(['catalogue', '-o', out], { VAULTSTREAM_DATA_DIR: join(dir, 'data') });
       expect(res.code, res.stderr).toBe(0);
       const generated = readFileSync(out, 'utf8');
-      for (const t of ['transfers_raw', 'balances', 'holder_counts_daily', 'price_daily', 'fees_daily', 'mint_state'])
+      for (const t of [
+        'transfers_raw',
+        'balances',
+        'holder_counts_daily',
+        'price_daily',
+        'fees_daily',
+        'mint_state',
+      ])
         expect(generated).toContain(`## ${t}\n`);
       expect(readFileSync(join(ROOT, 'docs', 'views.md'), 'utf8')).toBe(generated);
     } finally {
