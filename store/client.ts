@@ -5,8 +5,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
+import { toTsv } from './tsv.ts';
 
 export interface Store {
   readonly kind: 'chdb' | 'server';
@@ -81,13 +83,13 @@ export async function createStore(cfg: Config): Promise<Store> {
     insert: (table, rows, settings) =>
       run(async () => {
         if (rows.length === 0) return;
-        // Compact rows (values only, column list once) parse faster than JSONEachRow.
+        // TabSeparated parses faster than the JSON formats (see store/tsv.ts).
         const columns = Object.keys(rows[0]) as [string, ...string[]];
         await client.insert({
           table: `${database}.${table}`,
-          values: rows.map((r) => columns.map((c) => r[c])),
+          values: Readable.from([Buffer.from(toTsv(rows, columns))], { objectMode: false }),
           columns,
-          format: 'JSONCompactEachRow',
+          format: 'TabSeparated',
           clickhouse_settings: settings as never,
         });
       }),

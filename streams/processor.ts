@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { topicName } from '../bus/partition.ts';
-import type { Batch, Bus, Subscription } from '../bus/types.ts';
+import type { Batch, Bus, ConsumedMessage, Subscription } from '../bus/types.ts';
 import type { Config } from '../core/config.ts';
 import { errorMessage } from '../core/errors.ts';
 import { failpoint } from '../core/failpoints.ts';
@@ -33,6 +33,17 @@ export interface ProcessorDeps {
 export interface DecodeResult {
   rows: Row[];
   dead: DeadLetterRecord[];
+}
+
+/** The bus message each decoded row came from (for dead letters of rows the store rejects). */
+const sources = new WeakMap<Row, ConsumedMessage>();
+
+/** ClickHouse error codes that mean "this data cannot be stored", as opposed to "the store failed". */
+const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 190, 407]);
+
+function isDataError(err: unknown): boolean {
+  const code = Number((err as { code?: unknown })?.code);
+  return Number.isInteger(code) && DATA_ERROR_CODES.has(code);
 }
 
 /** Monotonic row versions: the newest state of an event has the largest `ver`. */
@@ -108,24 +119,63 @@ export class StreamProcessor extends EventEmitter {
         const rec = await this.deps.codec.decode(family, m.value);
         const parsed = schema.safeParse(rec);
         if (parsed.success) {
-          out.rows.push(toRow(family, parsed.data));
+          const row = toRow(family, parsed.data);
+          sources.set(row, m);
+          out.rows.push(row);
           continue;
         }
         reason = `invalid ${family} record: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
       } catch (err) {
         reason = errorMessage(err);
       }
-      out.dead.push({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: String(m.offset),
-        key: m.key,
-        reason,
-        payload: m.value,
-        at: this.now(),
-      });
+      out.dead.push(this.deadLetter(batch, m, reason));
     }
     return out;
+  }
+
+  private deadLetter(batch: Batch, m: ConsumedMessage, reason: string): DeadLetterRecord {
+    return {
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: String(m.offset),
+      key: m.key,
+      reason,
+      payload: m.value,
+      at: this.now(),
+    };
+  }
+
+  /**
+   * Inserts rows; when the store rejects the data itself (a value it cannot parse or
+   * convert), bisects the batch to find the offending rows and returns them as dead
+   * letters, so one poison record never blocks its partition. Any other failure (store
+   * down, timeout) is thrown and the whole batch is retried.
+   */
+  private async insertIsolating(
+    batch: Batch,
+    table: string,
+    rows: Row[],
+    token: string,
+  ): Promise<DeadLetterRecord[]> {
+    try {
+      await this.deps.store.insert(table, rows, {
+        insert_deduplication_token: token,
+        deduplicate_blocks_in_dependent_materialized_views: 1,
+      });
+      metrics.rowsInserted.inc({ table }, rows.length);
+      return [];
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      const m = sources.get(rows[0]);
+      if (rows.length === 1 && m)
+        return [this.deadLetter(batch, m, `rejected by the store: ${errorMessage(err)}`)];
+      if (rows.length === 1) throw err;
+      const half = rows.length >> 1;
+      return [
+        ...(await this.insertIsolating(batch, table, rows.slice(0, half), `${token}/a`)),
+        ...(await this.insertIsolating(batch, table, rows.slice(half), `${token}/b`)),
+      ];
+    }
   }
 
   /** Stores one batch; resolves only when it is durable (the bus then commits). */
@@ -144,31 +194,33 @@ export class StreamProcessor extends EventEmitter {
       if (skipped)
         this.log.info({ table, skipped }, 'dropped event states already stored (replayed or re-published)');
     }
+    if (rows.length) {
+      const first = batch.messages[0].offset;
+      const last = batch.messages[batch.messages.length - 1].offset;
+      dead.push(
+        ...(await this.insertIsolating(
+          batch,
+          table,
+          rows,
+          `${batch.topic}:${batch.partition}:${first}-${last}`,
+        )),
+      );
+      failpoint('after-insert');
+      failpoint(`after-insert-${table}`);
+    }
     if (dead.length) {
       // Dead letters are published before the batch commits: a crash in between re-sends them,
       // and the dead_letters table keys them by topic/partition/offset.
-      const dlq = this.topic('dlq');
       const msgs = await Promise.all(
         dead.map(async (d) => ({ key: d.topic, value: await this.deps.codec.encode('dlq', d) })),
       );
       if (family === 'dlq') this.log.error({ count: dead.length }, 'undecodable dead letters dropped');
-      else await this.deps.bus.publish(dlq, msgs);
+      else await this.deps.bus.publish(this.topic('dlq'), msgs);
       metrics.deadLetters.inc({ topic: family }, dead.length);
       this.log.warn(
         { topic: batch.topic, partition: batch.partition, count: dead.length, reason: dead[0].reason },
         'records sent to the dead-letter topic',
       );
-    }
-    if (rows.length) {
-      const first = batch.messages[0].offset;
-      const last = batch.messages[batch.messages.length - 1].offset;
-      await this.deps.store.insert(table, rows, {
-        insert_deduplication_token: `${batch.topic}:${batch.partition}:${first}-${last}`,
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-      });
-      metrics.rowsInserted.inc({ table }, rows.length);
-      failpoint('after-insert');
-      failpoint(`after-insert-${table}`);
     }
     metrics.consumerLag.set({ topic: family, partition: String(batch.partition) }, batch.lag);
     timer();

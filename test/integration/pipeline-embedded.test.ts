@@ -59,7 +59,8 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
   });
 
   it('sent every bad line to the dead-letter table with its line number and reason', () => {
-    const dl = first.deadLetters as { offset: string; reason: string }[];
+    const all = first.deadLetters as { topic: string; offset: string; reason: string }[];
+    const dl = all.filter((d) => d.topic.startsWith('replay:'));
     expect(dl.map((d) => Number(d.offset))).toEqual(scenario.badLines.map((l) => l + 2));
     const reasons = dl.map((d) => d.reason);
     for (const re of [
@@ -79,7 +80,31 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
     expect(again.stdout).toMatch(/rejected 3 lines/);
     for (const l of scenario.badLines) expect(again.stderr).toContain(`:${l + 2}: rejected:`);
     const second = await withStore(viewSnapshot);
-    expect(second).toEqual(first);
+    // Every data view is unchanged. The dead-letter audit keys a rejected line by file and line,
+    // so those are unchanged too; a record the store rejects is logged once per delivery.
+    const replayLetters = (x: typeof first) =>
+      (x.deadLetters as { topic: string }[]).filter((d) => d.topic.startsWith('replay:'));
+    expect({ ...second, deadLetters: replayLetters(second) }).toEqual({
+      ...first,
+      deadLetters: replayLetters(first),
+    });
+  });
+
+  it('stores every family: activity, redemptions, snapshots, source errors and mint steps read back intact', async () => {
+    const got = await withStore(async (s) => ({
+      tx: await s.query(`SELECT kind, toString(shares) AS shares FROM vaultstream.transactions`),
+      req: await s.query(`SELECT state, toString(amount) AS amount FROM vaultstream.redemption_requests`),
+      snap: await s.query(`SELECT kind, toString(weight) AS weight FROM vaultstream.snapshots_latest`),
+      err: await s.query(`SELECT code, message FROM vaultstream.source_errors`),
+      mint: await s.query(`SELECT step, status, fields FROM vaultstream.mint_state`),
+    }));
+    expect(got.tx).toEqual([{ kind: 'DEPOSIT', shares: '1000000' }]);
+    expect(got.req).toEqual([{ state: 'expired', amount: '5000000' }]);
+    expect(got.snap).toEqual([{ kind: 'COMPOSITION', weight: '62.5' }]);
+    expect(got.err).toEqual([{ code: 'TIMEOUT', message: 'request timed out\tafter 10 s\nretrying' }]);
+    expect(got.mint).toEqual([
+      { step: 'cctpAttestation', status: 'in_progress', fields: { nonce: '42', "it's": 'a\\b\tc' } },
+    ]);
   });
 
   it('answers SQL over the views from the CLI, read-only by default', async () => {

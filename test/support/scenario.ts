@@ -222,6 +222,84 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     );
     truth.holders.set(vault, set.size);
   }
+  // One record of every other family, so each raw table and view is exercised end to end.
+  const v0 = vaults[0];
+  const ab = block(chains[0], start + 2 * DAY);
+  const chainPart = { ...ab, txHash: hex(0x5eed0000 + blockNo, 32), removed: false, vault: v0 };
+  push('activity', {
+    ...chainPart,
+    logIndex: 3,
+    kind: 'DEPOSIT',
+    user: holders[2],
+    shares: '1000000',
+    sharesToken: vaultAddr(v0),
+    assets: '1000500',
+    assetsToken: hex(0xc0ffee, 20),
+    assetsDecimals: 6,
+  });
+  push('redemptions', {
+    ...chainPart,
+    logIndex: 4,
+    queue: hex(0x9e, 20),
+    kind: 'REQUEST',
+    requestId: `${holders[3]}:x`,
+    user: holders[3],
+    offerToken: vaultAddr(v0),
+    wantToken: hex(0xc0ffee, 20),
+    amount: '5000000',
+    minPrice: '990000',
+    wantDecimals: 6,
+    deadline: start + 3 * DAY,
+  });
+  push('snapshots', {
+    vault: v0,
+    chainId: chains[0],
+    blockNumber: ab.blockNumber,
+    timestamp: ab.blockTimestamp,
+    kind: 'COMPOSITION',
+    token: 'tbill',
+    amount: '0',
+    decimals: 0,
+    usdPrice: '1.0001',
+    apy7d: '4.85',
+    apy30d: '4.9',
+    weight: '62.5',
+    isPaused: false,
+  });
+  // Valid to the schema but not storable (USD price beyond Decimal(38, 18)): the consumer must
+  // isolate it into the dead-letter table and store its batch neighbours.
+  push('snapshots', {
+    vault: v0,
+    chainId: chains[0],
+    blockNumber: ab.blockNumber,
+    timestamp: ab.blockTimestamp,
+    kind: 'ASSET_PRICE',
+    token: 'poison',
+    amount: '0',
+    decimals: 0,
+    usdPrice: '1000000000000000000000000000000.5',
+    apy7d: '',
+    apy30d: '',
+    weight: '',
+    isPaused: false,
+  });
+  push('source_errors', {
+    vault: v0,
+    chainId: chains[0],
+    source: `rpc:${chains[0]}`,
+    operation: 'eth_getLogs',
+    message: 'request timed out\tafter 10 s\nretrying',
+    code: 'TIMEOUT',
+    timestamp: ab.blockTimestamp,
+  });
+  push('mint_steps', {
+    signature: '5'.repeat(88),
+    step: 'cctpAttestation',
+    status: 'in_progress',
+    observedAt: ab.blockTimestamp * 1000,
+    fields: { nonce: '42', "it's": 'a\\b\tc' },
+    error: '',
+  });
   // Watermark blocks: every chain ingested past the last day.
   for (const c of chains)
     push('blocks', { ...block(c, start + span + 60), parentHash: hex(1, 32), removed: false });
