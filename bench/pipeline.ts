@@ -38,7 +38,7 @@ export async function benchPipeline(opts: {
     dataDir: dir,
     logLevel: 'warn',
     topicPrefix: opts.topicPrefix ?? `bench${Date.now()}.`,
-    streams: { maxBatchSize: opts.batchSize ?? 100_000, maxWaitMs: 200 },
+    streams: { maxBatchSize: opts.batchSize ?? 50_000, maxWaitMs: 200 },
   };
   if (opts.brokers) raw.bus = { kind: 'kafka', brokers: opts.brokers, partitions: 4 };
   const cfg: Config = parseConfig(raw);
