@@ -68,7 +68,7 @@ export async function benchPipeline(opts: {
       chunk = [];
     };
     for (const ev of transferEvents(opts.events, opts.vaults)) {
-      chunk.push({ key: ev.vault, value: await codec.encode('transfers', ev) });
+      chunk.push({ key: ev.vault, value: codec.encodeSync('transfers', ev) });
       if (chunk.length === 10_000) await flush();
     }
     if (chunk.length) await flush();

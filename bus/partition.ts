@@ -1,10 +1,40 @@
-import { createRequire } from 'node:module';
+/**
+ * Kafka's default partitioner (murmur2 of the key, positive, modulo the partition
+ * count), so the in-process bus puts a key on the partition Kafka would. Written with
+ * 32-bit integer math; test/unit/partition.test.ts holds it equal to kafkajs's own.
+ */
+const SEED = 0x9747b28c;
+const M = 0x5bd1e995;
 
-const require = createRequire(import.meta.url);
-// kafkajs's own murmur2, so the in-process bus puts a key on the same partition Kafka's default partitioner would.
-const murmur2: (
-  key: string | Buffer,
-) => number = require('kafkajs/src/producer/partitioners/default/murmur2.js');
+/** Kafka's murmur2 hash of `key` (UTF-8), as a signed 32-bit integer. */
+export function murmur2(key: string | Buffer): number {
+  const data = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+  const length = data.length;
+  let h = SEED ^ length;
+  const length4 = length & ~3;
+  for (let i = 0; i < length4; i += 4) {
+    let k = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24);
+    k = Math.imul(k, M);
+    k ^= k >>> 24;
+    k = Math.imul(k, M);
+    h = Math.imul(h, M) ^ k;
+  }
+  switch (length & 3) {
+    case 3:
+      h ^= data[length4 + 2] << 16;
+    // falls through
+    case 2:
+      h ^= data[length4 + 1] << 8;
+    // falls through
+    case 1:
+      h ^= data[length4];
+      h = Math.imul(h, M);
+  }
+  h ^= h >>> 13;
+  h = Math.imul(h, M);
+  h ^= h >>> 15;
+  return h | 0;
+}
 
 /** Partition for a key, as the Java client and kafkajs's default partitioner compute it. */
 export function partitionFor(key: string, partitions: number): number {

@@ -46,7 +46,8 @@ const SOE_MAGIC = Buffer.from([0xc3, 0x01]);
 export class EventCodec {
   private readonly versions: Map<FamilyName, SchemaVersion[]>;
   private readonly byFingerprint = new Map<string, SchemaVersion>();
-  private readonly resolvers = new Map<string, avro.Resolver>();
+  private readonly resolvers = new WeakMap<avro.Type, Map<avro.Type, avro.Resolver>>();
+  private readonly registryResolved = new Map<number, avro.Type>();
   private readonly registryTypes = new Map<number, Promise<avro.Type>>();
 
   constructor(
@@ -68,10 +69,24 @@ export class EventCodec {
 
   /** Writes `record` with the family's schema `version` (default: newest). */
   async encode(family: FamilyName, record: unknown, version?: number): Promise<Buffer> {
+    if (!this.registry) return this.encodeSync(family, record, version);
     const v = version === undefined ? this.latest(family) : this.version(family, version);
-    let body: Buffer;
+    const body = this.body(family, v, record);
+    const id = await this.registry.register(this.subjectFor(family), v.canonical);
+    const head = Buffer.alloc(5);
+    head.writeUInt32BE(id, 1);
+    return Buffer.concat([head, body]);
+  }
+
+  /** Single-object encoding without a round trip (no schema registry configured). */
+  encodeSync(family: FamilyName, record: unknown, version?: number): Buffer {
+    const v = version === undefined ? this.latest(family) : this.version(family, version);
+    return Buffer.concat([SOE_MAGIC, v.fingerprint, this.body(family, v, record)]);
+  }
+
+  private body(family: FamilyName, v: SchemaVersion, record: unknown): Buffer {
     try {
-      body = v.type.toBuffer(record);
+      return v.type.toBuffer(record);
     } catch (cause) {
       throw new VaultstreamError(
         'VALIDATION_FAILED',
@@ -81,20 +96,27 @@ export class EventCodec {
         },
       );
     }
-    if (!this.registry) return Buffer.concat([SOE_MAGIC, v.fingerprint, body]);
-    const id = await this.registry.register(this.subjectFor(family), v.canonical);
-    const head = Buffer.alloc(5);
-    head.writeUInt32BE(id, 1);
-    return Buffer.concat([head, body]);
   }
 
   /** Reads either wire format and resolves the record to the family's newest schema. */
   async decode(family: FamilyName, buf: Buffer): Promise<unknown> {
+    const fast = this.decodeSync(family, buf);
+    if (fast) return fast.value;
+    // A Confluent frame whose schema id is not cached yet: fetch it, then decode.
+    await this.registryType(buf.readUInt32BE(1));
+    return this.decodeSync(family, buf)!.value;
+  }
+
+  /**
+   * Decodes without waiting when the writer schema is known (always for single-object
+   * encoding); undefined when a registry schema must be fetched first (use `decode`).
+   */
+  decodeSync(family: FamilyName, buf: Buffer): { value: unknown } | undefined {
     const reader = this.latest(family).type;
-    let writer: avro.Type;
+    let writer: avro.Type | undefined;
     let body: Buffer;
     if (buf.length >= 10 && buf[0] === 0xc3 && buf[1] === 0x01) {
-      const v = this.byFingerprint.get(buf.subarray(2, 10).toString('hex'));
+      const v = this.byFingerprint.get(buf.toString('hex', 2, 10));
       if (!v) throw new VaultstreamError('SCHEMA_UNKNOWN', 'unknown schema fingerprint');
       if (v.family !== family)
         throw new VaultstreamError('DECODE_FAILED', `record of family ${v.family} on the ${family} topic`);
@@ -103,15 +125,19 @@ export class EventCodec {
     } else if (buf.length >= 5 && buf[0] === 0x00) {
       if (!this.registry)
         throw new VaultstreamError('SCHEMA_UNKNOWN', 'registry-framed record but no schema registry');
-      writer = await this.registryType(buf.readUInt32BE(1));
+      writer = this.registryResolved.get(buf.readUInt32BE(1));
+      if (!writer) return undefined;
       body = buf.subarray(5);
     } else {
       throw new VaultstreamError('DECODE_FAILED', 'not an Avro single-object or Confluent-framed record');
     }
     try {
-      return writer === reader
-        ? reader.fromBuffer(body)
-        : reader.fromBuffer(body, this.resolver(reader, writer));
+      return {
+        value:
+          writer === reader
+            ? reader.fromBuffer(body)
+            : reader.fromBuffer(body, this.resolver(reader, writer)),
+      };
     } catch (cause) {
       throw new VaultstreamError('DECODE_FAILED', `undecodable ${family} record: ${String(cause)}`, {
         cause,
@@ -126,11 +152,12 @@ export class EventCodec {
   }
 
   private resolver(reader: avro.Type, writer: avro.Type): avro.Resolver {
-    const k = `${reader.name}|${JSON.stringify(writer.schema())}`;
-    let r = this.resolvers.get(k);
+    const byReader = this.resolvers.get(writer) ?? new Map<avro.Type, avro.Resolver>();
+    this.resolvers.set(writer, byReader);
+    let r = byReader.get(reader);
     if (!r) {
       r = reader.createResolver(writer);
-      this.resolvers.set(k, r);
+      byReader.set(reader, r);
     }
     return r;
   }
@@ -141,7 +168,9 @@ export class EventCodec {
       p = this.registry!.schemaById(id).then((s) => {
         const canonical = JSON.stringify(avro.Type.forSchema(JSON.parse(s)).schema());
         const known = this.byFingerprint.get(fingerprintBytes(canonical).toString('hex'));
-        return known ? known.type : avro.Type.forSchema(JSON.parse(s));
+        const type = known ? known.type : avro.Type.forSchema(JSON.parse(s));
+        this.registryResolved.set(id, type);
+        return type;
       });
       p.catch(() => this.registryTypes.delete(id));
       this.registryTypes.set(id, p);

@@ -116,7 +116,8 @@ export class StreamProcessor extends EventEmitter {
     for (const m of batch.messages) {
       let reason: string;
       try {
-        const rec = await this.deps.codec.decode(family, m.value);
+        const fast = this.deps.codec.decodeSync(family, m.value);
+        const rec = fast ? fast.value : await this.deps.codec.decode(family, m.value);
         const parsed = schema.safeParse(rec);
         if (parsed.success) {
           const row = toRow(family, parsed.data);
