@@ -48,11 +48,13 @@ function isDataError(err: unknown): boolean {
 
 /** Monotonic row versions: the newest state of an event has the largest `ver`. */
 function versionSource(now: () => number) {
-  let last = 0n;
-  return () => {
-    const t = BigInt(now()) * 1000n;
-    last = t > last ? t : last + 1n;
-    return last;
+  // Microsecond-scaled wall clock, strictly increasing: fits a double exactly (< 2^53) until
+  // the year 2255, so no BigInt per row.
+  let next = 0;
+  return (count: number) => {
+    const first = Math.max(now() * 1000, next);
+    next = first + count;
+    return first;
   };
 }
 
@@ -60,7 +62,7 @@ export class StreamProcessor extends EventEmitter {
   private sub: Subscription | undefined;
   private readonly log: Logger;
   private readonly now: () => number;
-  private readonly nextVer: () => bigint;
+  private readonly nextVer: (count: number) => number;
   private readonly byTopic = new Map<string, FamilyName>();
   /** Bumped whenever a batch lands; the API keys its cache on it. */
   dataVersion = 0;
@@ -187,7 +189,10 @@ export class StreamProcessor extends EventEmitter {
     const { rows: decoded, dead } = await this.decode(family, batch);
     const table = TABLES[family];
     let rows = decoded;
-    if (VERSIONED.has(family)) for (const r of rows) r.ver = this.nextVer().toString();
+    if (VERSIONED.has(family)) {
+      const first = this.nextVer(rows.length);
+      for (let i = 0; i < rows.length; i++) rows[i].ver = first + i;
+    }
     if (STATE_CHECKED.has(family) && rows.length) {
       rows = stateChanges(rows, await currentStates(this.deps.store, table, keyRanges(rows)));
       const skipped = decoded.length - rows.length;

@@ -9,7 +9,9 @@ import type * as R from '../schemas/records.ts';
 export type Row = Record<string, unknown>;
 
 // Only EVM hex is case-insensitive; charCode checks avoid a string allocation per field.
-const norm = (s: string) => (s.charCodeAt(0) === 48 && s.charCodeAt(1) === 120 ? s.toLowerCase() : s);
+const UPPER_HEX = /[A-F]/;
+const norm = (s: string) =>
+  s.charCodeAt(0) === 48 && s.charCodeAt(1) === 120 && UPPER_HEX.test(s) ? s.toLowerCase() : s;
 const iso = (ms: number) => new Date(ms).toISOString();
 const orNull = (s: string) => (s === '' ? null : s);
 
