@@ -1,0 +1,58 @@
+/**
+ * `vaultstream start` (what `npm start` runs) on a fresh data directory: every role in
+ * one process; the registry flows through the bus into the views; the operations
+ * endpoints answer; SIGTERM drains and exits cleanly, releasing the data directory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'vs-start-'));
+let child: ChildProcess | undefined;
+afterAll(() => {
+  child?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('vaultstream start (embedded)', () => {
+  it('serves /livez, /readyz, /metrics and /status with the registry stored, then drains on SIGTERM', async () => {
+    child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, VAULTSTREAM_DATA_DIR: join(dir, 'data'), API_PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stderr!.on('data', (d) => (log += d));
+    const url = await poll(async () => /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1]);
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    const status = await poll(async () => {
+      const s = await (await fetch(`${url}/status`)).json();
+      return s.rows.registry_raw === 3 ? s : undefined;
+    });
+    expect(status.store).toMatchObject({ kind: 'chdb', database: 'vaultstream' });
+    expect(status.store.migrations).toEqual(['001_raw_tables.sql', '002_incremental.sql', '003_views.sql']);
+    expect(status.consumer.lag['vaultstream.registry']).toBe(0);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/vaultstream_rows_inserted_total\{table="registry_raw"\} 3/);
+    expect(existsSync(join(dir, 'data', 'owner.pid'))).toBe(true);
+    const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(log).toMatch(/"msg":"stopped"/);
+    expect(existsSync(join(dir, 'data', 'owner.pid'))).toBe(false);
+  });
+});
