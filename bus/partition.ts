@@ -19,16 +19,12 @@ export function murmur2(key: string | Buffer): number {
     k = Math.imul(k, M);
     h = Math.imul(h, M) ^ k;
   }
-  switch (length & 3) {
-    case 3:
-      h ^= data[length4 + 2] << 16;
-    // falls through
-    case 2:
-      h ^= data[length4 + 1] << 8;
-    // falls through
-    case 1:
-      h ^= data[length4];
-      h = Math.imul(h, M);
+  const rem = length & 3;
+  if (rem >= 3) h ^= data[length4 + 2] << 16;
+  if (rem >= 2) h ^= data[length4 + 1] << 8;
+  if (rem >= 1) {
+    h ^= data[length4];
+    h = Math.imul(h, M);
   }
   h ^= h >>> 13;
   h = Math.imul(h, M);
