@@ -1,19 +1,26 @@
 /**
- * The Koa application: operations endpoints now; the specification's endpoints
- * under /v1 are added by the API routes.
+ * The Koa application: the request pipeline of api/http (metrics, compression, the
+ * error contract, rate limiting, body parsing), the OpenAPI document and docs page,
+ * and the operations endpoints. The specification's /v1 data endpoints come next
+ * (issue 3); until then /v1 paths answer with the JSON 404 of the error contract.
  */
 import type { Server } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Bus } from '../bus/types.ts';
-import { errorMessage } from '../core/errors.ts';
+import type { Config } from '../core/config.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
+import { createHttpKit } from './http/kit.ts';
 import { pipelineStatus } from './status.ts';
 
 export interface ApiDeps {
   store: Store;
+  /** The `api` section of the configuration. */
+  api: Config['api'];
+  /** Changes whenever new data lands; keys the response cache. */
+  dataVersion: () => number | string;
   bus?: { bus: Bus; groupId: string; topics: string[] };
   log?: Logger;
   /** True once migrations ran (and, with ingesters, chains caught up). */
@@ -24,15 +31,9 @@ export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
   const router = new Router();
   const log = deps.log ?? silentLogger;
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      log.error({ err: errorMessage(err), path: ctx.path }, 'request failed');
-      ctx.status = 500;
-      ctx.body = { error: 'internal error', code: 'INTERNAL' };
-    }
-  });
+  const kit = createHttpKit({ api: deps.api, version: deps.dataVersion, log });
+  for (const m of kit.middleware) app.use(m);
+  kit.mountDocs(router);
   router.get('/livez', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -60,8 +60,13 @@ export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise
     await running.processor.start();
   }
   if (store && roles.includes('api')) {
+    const processor = running.processor;
     const app = createApp({
       store,
+      api: cfg.api,
+      // In one process the consumers bump the version as batches land; a lone API role re-reads
+      // every few seconds (the cache TTL bounds staleness) until the data-version table arrives.
+      dataVersion: processor ? () => processor.dataVersion : () => Math.floor(Date.now() / 5000),
       log,
       ready: () => ready,
       bus: running.processor

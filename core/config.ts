@@ -164,6 +164,37 @@ export const configSchema = z
       .object({
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(3000),
+        /** Largest accepted JSON request body, in bytes (larger bodies are a 400 BAD_BODY). */
+        bodyLimitBytes: z.number().int().min(256).max(10_485_760).default(65_536),
+        cache: z
+          .object({
+            enabled: z.boolean().default(true),
+            /** Bound of the response cache: serialized bodies plus their compressed variants. */
+            maxBytes: z.number().int().min(0).default(67_108_864),
+            /** Longest time an entry is served for one data version (time-relative defaults move on). */
+            ttlSeconds: z.number().int().min(0).max(86_400).default(60),
+            /** `Cache-Control: max-age` of cached responses. */
+            maxAgeSeconds: z.number().int().min(0).max(86_400).default(5),
+            /** `Cache-Control: stale-while-revalidate` of cached responses. */
+            staleWhileRevalidateSeconds: z.number().int().min(0).max(86_400).default(30),
+            /** Bodies smaller than this are sent uncompressed. */
+            compressMinBytes: z.number().int().min(0).default(1024),
+          })
+          .prefault({}),
+        rateLimit: z
+          .object({
+            /** Off by default (the embedded mode); turn on for a public deployment. */
+            enabled: z.boolean().default(false),
+            /** Sustained requests per second per client (token refill rate). */
+            rps: z.number().positive().max(1_000_000).default(20),
+            /** Bucket size: requests a client may send at once. */
+            burst: z.number().int().min(1).max(1_000_000).default(40),
+            /** Header naming the client (e.g. `x-forwarded-for` behind a proxy); empty = the peer IP. */
+            header: z.string().default(''),
+            /** Clients tracked at most; the least recently seen are forgotten first. */
+            maxClients: z.number().int().min(1).default(100_000),
+          })
+          .prefault({}),
       })
       .prefault({}),
     chains: z.array(chainSchema).default([]),

@@ -48,6 +48,14 @@ describe('vaultstream start (embedded)', () => {
     expect(status.consumer.lag['vaultstream.registry']).toBe(0);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/vaultstream_rows_inserted_total\{table="registry_raw"\} 3/);
+    const doc = await (await fetch(`${url}/v1/openapi.json`)).json();
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(Object.keys(doc.paths)).toContain('/vaults/{slug}/performance-history');
+    const docs = await fetch(`${url}/docs`);
+    expect(docs.headers.get('content-type')).toMatch(/text\/html/);
+    const missing = await fetch(`${url}/v1/no-such-route`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'NOT_FOUND' });
     expect(existsSync(join(dir, 'data', 'owner.pid'))).toBe(true);
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGTERM');

@@ -1,0 +1,296 @@
+/**
+ * The response cache: serialized bodies keyed by (data version, route, normalized
+ * query), so a new batch of data changes every key and nothing needs invalidating.
+ * Identical concurrent misses share one load (single flight); entries are evicted
+ * least recently used first when their bytes (compressed variants included)
+ * exceed the bound. Each entry keeps its strong ETag and compresses lazily, once.
+ */
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { Context, Middleware } from 'koa';
+import compress from 'koa-compress';
+
+const gzip = promisify(zlib.gzip);
+const brotli = promisify(zlib.brotliCompress);
+
+export type Encoding = 'gzip' | 'br';
+
+/** What a loader produces: a JSON-serializable value (or a ready string) and the data watermark behind it. */
+export interface LoadResult {
+  body: unknown;
+  /** Default `application/json; charset=utf-8` (the body is JSON-serialized unless it is a string). */
+  contentType?: string;
+  /** Oldest chain watermark behind the answer: an ISO string, a Date, or Unix seconds. */
+  watermark?: string | number | Date | null;
+}
+
+export interface CacheEntry {
+  readonly body: Buffer;
+  /** Strong ETag of the identity body, quoted. */
+  readonly etag: string;
+  readonly contentType: string;
+  readonly watermark?: string;
+  readonly expiresAt: number;
+  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+  bytes: number;
+}
+
+export type LookupResult = 'hit' | 'miss' | 'coalesced';
+
+export interface ResponseCacheOptions {
+  /** The current data version; it changes when new data lands (supplied by the server). */
+  version: () => number | string;
+  /** Bound of stored bytes (bodies and their compressed variants); 0 stores nothing (single flight still applies). */
+  maxBytes?: number;
+  /** Longest life of an entry within one data version, in ms (time-relative defaults move on). */
+  ttlMs?: number;
+  clock?: () => number;
+  /** Called on every lookup, e.g. to count hits and misses per route. */
+  onLookup?: (route: string, result: LookupResult) => void;
+}
+
+function watermarkString(w: LoadResult['watermark']): string | undefined {
+  if (w === undefined || w === null) return undefined;
+  if (w instanceof Date) return w.toISOString();
+  if (typeof w === 'number') return new Date(w * 1000).toISOString();
+  return w;
+}
+
+/** Serializes a load result into a cache entry (body bytes, strong ETag). */
+export function toEntry(result: LoadResult, expiresAt: number): CacheEntry {
+  const isText = typeof result.body === 'string' || Buffer.isBuffer(result.body);
+  const body = Buffer.isBuffer(result.body)
+    ? result.body
+    : Buffer.from(isText ? (result.body as string) : JSON.stringify(result.body));
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return {
+    body,
+    etag,
+    contentType:
+      result.contentType ?? (isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8'),
+    watermark: watermarkString(result.watermark),
+    expiresAt,
+    encoded: {},
+    bytes: body.length,
+  };
+}
+
+/** Sorts a query string's parameters by name (keeping the order of repeated ones) so equal queries share a key. */
+export function normalizeQuery(querystring: string): string {
+  if (!querystring) return '';
+  return querystring
+    .split('&')
+    .filter(Boolean)
+    .map((part, i) => ({ name: part.split('=', 1)[0], part, i }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
+    .map((p) => p.part)
+    .join('&');
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<CacheEntry>>();
+  private readonly keys = new WeakMap<CacheEntry, string>();
+  private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup'>> &
+    Pick<ResponseCacheOptions, 'onLookup'>;
+  private storedBytes = 0;
+
+  constructor(opts: ResponseCacheOptions) {
+    this.opts = {
+      ...opts,
+      maxBytes: opts.maxBytes ?? 64 * 1024 * 1024,
+      ttlMs: opts.ttlMs ?? 60_000,
+      clock: opts.clock ?? Date.now,
+    };
+  }
+
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.storedBytes;
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The entry for (current data version, `key`): from the cache, from a load
+   * already running for the same key, or from a new call of `load`. A failed
+   * load is not cached; every request waiting on it gets its error.
+   */
+  async get(
+    route: string,
+    key: string,
+    load: () => Promise<LoadResult>,
+  ): Promise<{ entry: CacheEntry; result: LookupResult }> {
+    const full = `${this.opts.version()}\u0000${key}`;
+    const now = this.opts.clock();
+    const found = this.entries.get(full);
+    if (found && found.expiresAt > now) {
+      this.entries.delete(full); // re-insert: Map order is the LRU order
+      this.entries.set(full, found);
+      this.opts.onLookup?.(route, 'hit');
+      return { entry: found, result: 'hit' };
+    }
+    if (found) this.remove(full);
+    const running = this.inflight.get(full);
+    if (running) {
+      this.opts.onLookup?.(route, 'coalesced');
+      return { entry: await running, result: 'coalesced' };
+    }
+    this.opts.onLookup?.(route, 'miss');
+    const loading = load()
+      .then((r) => this.store(full, toEntry(r, now + this.opts.ttlMs)))
+      .finally(() => this.inflight.delete(full));
+    this.inflight.set(full, loading);
+    return { entry: await loading, result: 'miss' };
+  }
+
+  /** The body of `entry` compressed with `encoding`, computed once per entry. */
+  encode(entry: CacheEntry, encoding: Encoding): Promise<Buffer> {
+    let p = entry.encoded[encoding];
+    if (!p) {
+      p =
+        encoding === 'br'
+          ? brotli(entry.body, {
+              params: {
+                [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+                [zlib.constants.BROTLI_PARAM_SIZE_HINT]: entry.body.length,
+              },
+            })
+          : gzip(entry.body);
+      entry.encoded[encoding] = p;
+      p.then((buf) => this.grow(entry, buf.length)).catch(() => delete entry.encoded[encoding]);
+    }
+    return p;
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.entries.clear();
+    this.storedBytes = 0;
+  }
+
+  private store(key: string, entry: CacheEntry): CacheEntry {
+    if (entry.bytes > this.opts.maxBytes) return entry;
+    this.entries.set(key, entry);
+    this.keys.set(entry, key);
+    this.storedBytes += entry.bytes;
+    this.evict();
+    return entry;
+  }
+
+  private grow(entry: CacheEntry, by: number): void {
+    entry.bytes += by;
+    const key = this.keys.get(entry);
+    if (key === undefined || this.entries.get(key) !== entry) return;
+    this.storedBytes += by;
+    this.evict();
+  }
+
+  private remove(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.storedBytes -= e.bytes;
+  }
+
+  private evict(): void {
+    for (const key of this.entries.keys()) {
+      if (this.storedBytes <= this.opts.maxBytes) return;
+      this.remove(key);
+    }
+  }
+}
+
+export interface RespondOptions {
+  maxAgeSeconds?: number;
+  staleWhileRevalidateSeconds?: number;
+  /** Bodies below this size are sent uncompressed. */
+  compressMinBytes?: number;
+  /** Cache key; default method, path and normalized query string. */
+  key?: string;
+}
+
+/** True when `If-None-Match` lists `etag` (weak comparison, any encoding variant) or `*`. */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const base = etag.slice(1, -1);
+  return ifNoneMatch.split(',').some((raw) => {
+    const tag = raw.trim().replace(/^W\//, '');
+    if (tag === '*') return true;
+    const opaque = tag.replace(/^"|"$/g, '').replace(/-(gzip|br)$/, '');
+    return opaque === base;
+  });
+}
+
+/** br or gzip by the client's q-values, br on a tie; false when neither is acceptable. */
+export function pickEncoding(acceptEncoding: string): Encoding | false {
+  const q: Record<string, number> = {};
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qParam ? Number(qParam.slice(2)) : 1;
+    if (name) q[name] = Number.isFinite(value) ? value : 0;
+  }
+  const of = (name: string) => q[name] ?? q['*'] ?? 0;
+  if (of('br') > 0 && of('br') >= of('gzip')) return 'br';
+  return of('gzip') > 0 ? 'gzip' : false;
+}
+
+/** The router's path template of the request (`/v1/vaults/:slug`), or `unmatched`. */
+export function routeOf(ctx: Context): string {
+  return (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+}
+
+/**
+ * Answers the request from `cache`: loads on a miss, then sets `ETag`,
+ * `Cache-Control: public, max-age=<n>, stale-while-revalidate=<m>`, `Vary`,
+ * `X-Data-Watermark` (when the loader gave one) and answers 304 when
+ * `If-None-Match` matches, else the body, gzip or brotli when accepted.
+ * Validate the request before calling this: a loader's error is thrown here.
+ */
+export async function respondCached(
+  ctx: Context,
+  cache: ResponseCache,
+  load: () => Promise<LoadResult>,
+  opts: RespondOptions = {},
+): Promise<void> {
+  // HEAD shares GET's entry.
+  const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+  const key = opts.key ?? `${method} ${ctx.path}?${normalizeQuery(ctx.querystring)}`;
+  const { entry } = await cache.get(routeOf(ctx), key, load);
+  const encoding =
+    entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
+  ctx.set(
+    'Cache-Control',
+    `public, max-age=${opts.maxAgeSeconds ?? 5}, stale-while-revalidate=${opts.staleWhileRevalidateSeconds ?? 30}`,
+  );
+  ctx.vary('Accept-Encoding');
+  ctx.set('ETag', encoding ? `${entry.etag.slice(0, -1)}-${encoding}"` : entry.etag);
+  if (entry.watermark) ctx.set('X-Data-Watermark', entry.watermark);
+  if (etagMatches(ctx.get('If-None-Match'), entry.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = entry.contentType;
+  if (encoding) {
+    ctx.body = await cache.encode(entry, encoding);
+    ctx.set('Content-Encoding', encoding);
+  } else ctx.body = entry.body;
+}
+
+/**
+ * gzip/brotli for responses not served by `respondCached` (streams, CSV exports):
+ * compressible types above `thresholdBytes`, brotli at quality 4, no deflate.
+ */
+export function compression(thresholdBytes = 1024): Middleware {
+  return compress({
+    threshold: thresholdBytes,
+    gzip: {},
+    br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+    deflate: false,
+  });
+}

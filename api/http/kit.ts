@@ -1,0 +1,77 @@
+/**
+ * The API's request pipeline in one place: metrics, compression, the error
+ * contract, rate limiting and the JSON body parser, in that order, plus the
+ * response cache and the OpenAPI/docs routes. The server mounts `middleware`
+ * before its routes and answers reads with `respond`.
+ */
+import { bodyParser } from '@koa/bodyparser';
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Config } from '../../core/config.ts';
+import type { Logger } from '../../core/log.ts';
+import { compression, type LoadResult, type RespondOptions, ResponseCache, respondCached } from './cache.ts';
+import { serveDocs, serveOpenApi } from './docs.ts';
+import { errorHandler } from './errors.ts';
+import { recordCacheLookup, requestMetrics } from './metrics.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { rateLimit } from './ratelimit.ts';
+
+export interface HttpKitOptions {
+  /** The `api` section of the configuration. */
+  api: Config['api'];
+  /** The current data version (changes when new data lands); part of every cache key. */
+  version: () => number | string;
+  log?: Logger;
+  clock?: () => number;
+  /** Requests exempt from rate limiting; default: everything outside `/v1/`. */
+  skipRateLimit?: (ctx: Context) => boolean;
+}
+
+export interface HttpKit {
+  cache: ResponseCache;
+  /** To `app.use` in this order, before the routers. */
+  middleware: Middleware[];
+  /** Answers a read from the cache (see `respondCached`), with the configured Cache-Control. */
+  respond(ctx: Context, load: () => Promise<LoadResult>, opts?: Pick<RespondOptions, 'key'>): Promise<void>;
+  /** Adds `GET /v1/openapi.json` and `GET /docs` to `router` (mounted at the root). */
+  mountDocs(router: Router): void;
+}
+
+/** Builds the pipeline from the `api` configuration. */
+export function createHttpKit(opts: HttpKitOptions): HttpKit {
+  const { cache: c, rateLimit: rl } = opts.api;
+  const cache = new ResponseCache({
+    version: opts.version,
+    maxBytes: c.enabled ? c.maxBytes : 0,
+    ttlMs: c.ttlSeconds * 1000,
+    clock: opts.clock,
+    onLookup: recordCacheLookup,
+  });
+  const respondOpts = {
+    maxAgeSeconds: c.maxAgeSeconds,
+    staleWhileRevalidateSeconds: c.staleWhileRevalidateSeconds,
+    compressMinBytes: c.compressMinBytes,
+  };
+  const middleware: Middleware[] = [
+    requestMetrics(),
+    compression(c.compressMinBytes),
+    errorHandler({ log: opts.log }),
+    rateLimit({
+      ...rl,
+      clock: opts.clock,
+      skip: opts.skipRateLimit ?? ((ctx) => !ctx.path.startsWith('/v1/')),
+    }),
+    bodyParser({ enableTypes: ['json'], jsonLimit: opts.api.bodyLimitBytes, jsonStrict: true }) as Middleware,
+  ];
+  let doc: Record<string, unknown> | undefined;
+  return {
+    cache,
+    middleware,
+    respond: (ctx, load, o) => respondCached(ctx, cache, load, { ...respondOpts, ...o }),
+    mountDocs(router) {
+      doc ??= buildOpenApiDocument();
+      router.get('/v1/openapi.json', serveOpenApi(doc));
+      router.get('/docs', serveDocs(doc));
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Per-client rate limiting: a token bucket per client (the peer IP, or the first
+ * value of a configured header such as `x-forwarded-for`), refilled at `rps`
+ * tokens a second up to `burst`. Every answer carries `RateLimit-*` headers; an
+ * empty bucket is a 429 `RATE_LIMITED` with `Retry-After`.
+ */
+import type { Context, Middleware } from 'koa';
+import { ApiError } from './errors.ts';
+
+export interface RateLimitOptions {
+  /** Off: the middleware passes every request through untouched. */
+  enabled?: boolean;
+  /** Sustained requests per second per client. */
+  rps: number;
+  /** Requests a client may send at once (bucket size). */
+  burst: number;
+  /** Header naming the client; empty or absent = the peer IP. */
+  header?: string;
+  /** Clients tracked at most; the least recently seen are forgotten first (a forgotten client starts full). */
+  maxClients?: number;
+  clock?: () => number;
+  /** Requests that are never limited (e.g. `/livez`, `/metrics`). */
+  skip?: (ctx: Context) => boolean;
+}
+
+export interface TakeResult {
+  allowed: boolean;
+  /** Whole tokens left after this request. */
+  remaining: number;
+  /** Seconds until a token is available (0 when allowed). */
+  retryAfterSeconds: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Token buckets keyed by client, bounded to `maxClients` (least recently seen evicted). */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly rps: number,
+    private readonly burst: number,
+    private readonly maxClients = 100_000,
+  ) {}
+
+  /** Takes one token for `client` at time `now` (ms). */
+  take(client: string, now: number): TakeResult {
+    const b = this.buckets.get(client) ?? { tokens: this.burst, at: now };
+    this.buckets.delete(client); // re-insert: Map order is the recency order
+    b.tokens = Math.min(this.burst, b.tokens + (Math.max(0, now - b.at) * this.rps) / 1000);
+    b.at = now;
+    const allowed = b.tokens >= 1;
+    if (allowed) b.tokens -= 1;
+    this.buckets.set(client, b);
+    if (this.buckets.size > this.maxClients) this.buckets.delete(this.buckets.keys().next().value as string);
+    return {
+      allowed,
+      remaining: Math.floor(b.tokens),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / this.rps)),
+      resetSeconds: Math.ceil((this.burst - b.tokens) / this.rps),
+    };
+  }
+
+  /** Clients tracked now. */
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+/** The client key of a request: the first value of `header` when set and present, else the peer IP. */
+export function clientKey(ctx: Context, header?: string): string {
+  const fromHeader = header ? ctx.get(header).split(',')[0].trim() : '';
+  return (fromHeader || ctx.ip || 'unknown').slice(0, 256);
+}
+
+/** The rate-limit middleware (a pass-through when `enabled` is false). */
+export function rateLimit(opts: RateLimitOptions): Middleware {
+  if (opts.enabled === false) return (_ctx, next) => next();
+  const buckets = new TokenBuckets(opts.rps, opts.burst, opts.maxClients);
+  const clock = opts.clock ?? Date.now;
+  const policy = `${opts.burst};w=${Math.max(1, Math.ceil(opts.burst / opts.rps))}`;
+  return async (ctx, next) => {
+    if (opts.skip?.(ctx)) return next();
+    const r = buckets.take(clientKey(ctx, opts.header), clock());
+    ctx.set('RateLimit-Policy', policy);
+    ctx.set('RateLimit-Limit', String(opts.burst));
+    ctx.set('RateLimit-Remaining', String(r.remaining));
+    ctx.set('RateLimit-Reset', String(r.resetSeconds));
+    if (!r.allowed)
+      throw new ApiError('RATE_LIMITED', `rate limit exceeded; retry after ${r.retryAfterSeconds} s`, {
+        headers: { 'Retry-After': String(r.retryAfterSeconds) },
+      });
+    await next();
+  };
+}

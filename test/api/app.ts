@@ -1,0 +1,119 @@
+/**
+ * A real Koa app on 127.0.0.1:0 with the API pipeline (api/http/kit.ts) and,
+ * for each of the sixteen endpoints, a stub handler that validates its inputs
+ * with the endpoint's schemas and echoes what it parsed. Extra `/v1/test/*`
+ * routes drive the cache and the error mapping.
+ */
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { ENDPOINTS } from '../../api/http/endpoints.ts';
+import { ApiError } from '../../api/http/errors.ts';
+import { createHttpKit, type HttpKit } from '../../api/http/kit.ts';
+import { parseBody, parsePath, parseQuery } from '../../api/http/params.ts';
+import { parseConfig } from '../../core/config.ts';
+import { VaultstreamError } from '../../core/errors.ts';
+import { registry } from '../../core/metrics.ts';
+
+export const WATERMARK = '2024-05-01T12:00:00.000Z';
+
+export interface TestApp {
+  url: string;
+  kit: HttpKit;
+  /** Loader calls per `/v1/test/slow` id. */
+  loads: Map<string, number>;
+  bumpVersion(): void;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the app; `api` is the raw `api` config section (defaults fill the rest). */
+export async function startTestApp(opts: { api?: Record<string, unknown>; clock?: () => number } = {}) {
+  const cfg = parseConfig({ api: opts.api ?? {} });
+  let version = 1;
+  const kit = createHttpKit({ api: cfg.api, version: () => version, clock: opts.clock });
+  const loads = new Map<string, number>();
+  const app = new Koa();
+  const router = new Router();
+
+  for (const e of ENDPOINTS) {
+    router.register(`/v1${e.routerPath}`, [e.method], async (ctx) => {
+      const params = e.params ? parsePath(e.params, ctx) : {};
+      const query = parseQuery(e.query, ctx);
+      if (e.body) {
+        ctx.body = { data: { params, query, body: parseBody(e.body, ctx) } };
+        return;
+      }
+      if (e.key === 'GET /token-holders' && ctx.query.fail !== undefined)
+        throw new Error('boom at /secret/path.ts');
+      await kit.respond(ctx, async () => ({ body: { data: { params, query } }, watermark: WATERMARK }));
+    });
+  }
+  router.get('/v1/test/slow', async (ctx) => {
+    const id = String(ctx.query.id ?? '');
+    await kit.respond(ctx, async () => {
+      loads.set(id, (loads.get(id) ?? 0) + 1);
+      await sleep(50);
+      if (id === 'fail') throw new VaultstreamError('STORE_UNAVAILABLE', 'store down');
+      return { body: { data: { id, version } }, watermark: 1_714_564_800 };
+    });
+  });
+  router.get('/v1/test/big', async (ctx) => {
+    await kit.respond(ctx, async () => ({
+      body: { data: Array.from({ length: 2000 }, (_, i) => ({ i, name: `row-${i}`, value: i * 1.5 })) },
+    }));
+  });
+  router.get('/v1/test/throw/:kind', (ctx) => {
+    const kind = ctx.params.kind;
+    if (kind === 'store-down') throw new VaultstreamError('STORE_UNAVAILABLE', 'connect ECONNREFUSED');
+    if (kind === 'not-found') throw new VaultstreamError('NOT_FOUND', 'unknown vault: nope');
+    if (kind === 'reverted') throw new ApiError('SIMULATION_REVERTED', 'execution reverted: NotAuthorized()');
+    if (kind === 'string') throw 'a thrown string';
+    throw new TypeError('cannot read x of undefined');
+  });
+  router.get('/livez', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+  kit.mountDocs(router);
+
+  for (const m of kit.middleware) app.use(m);
+  app.use(router.routes()).use(router.allowedMethods());
+
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    kit,
+    loads,
+    bumpVersion: () => {
+      version++;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  } satisfies TestApp;
+}
+
+/** Fetches JSON; returns status, headers and the parsed body (or the text when it is not JSON). */
+export async function getJson(url: string, init?: RequestInit) {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body };
+}
