@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { pipelineStatus } from '../api/status.ts';
 import { type Config, loadConfig } from '../core/config.ts';
-import { createBus, createCodec, createStore } from '../core/context.ts';
+import { createBus, createCodec, createStore, type Store } from '../core/context.ts';
 import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
 import { createLogger } from '../core/log.ts';
@@ -28,6 +28,18 @@ const program = new Command('vaultstream')
 
 function config(): Config {
   return loadConfig(program.opts().config);
+}
+
+/** Runs `fn` with the configured store, holding the embedded data directory meanwhile. */
+async function withStore<T>(cfg: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const release = cfg.store.url ? () => {} : claimDataDir(cfg);
+  const store = await createStore(cfg);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+    release();
+  }
 }
 
 function roleCommand(name: string, roles: Role[], description: string) {
@@ -69,17 +81,12 @@ program
   .action(async () => {
     const cfg = config();
     const log = createLogger(cfg.logLevel);
-    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
-    const store = await createStore(cfg);
-    try {
+    await withStore(cfg, async (store) => {
       const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
       process.stdout.write(
         `applied: ${res.applied.join(', ') || 'none'}; already applied: ${res.skipped.length}\n`,
       );
-    } finally {
-      await store.close();
-      release();
-    }
+    });
   });
 
 program
@@ -129,9 +136,7 @@ program
   .option('--write', 'allow statements that change data or schema')
   .action(async (query: string, opts: { format: Format; write?: boolean }) => {
     const cfg = config();
-    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
-    const store = await createStore(cfg);
-    try {
+    await withStore(cfg, async (store) => {
       if (opts.write) {
         await store.command(query);
         process.stdout.write('ok\n');
@@ -143,10 +148,7 @@ program
         });
         process.stdout.write(formatRows((await rs.json()) as Record<string, unknown>[], opts.format));
       }
-    } finally {
-      await store.close();
-      release();
-    }
+    });
   });
 
 program
@@ -155,19 +157,17 @@ program
   .action(async () => {
     const cfg = config();
     const log = createLogger(cfg.logLevel);
-    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
-    const store = await createStore(cfg);
-    const bus = await createBus(cfg, log);
-    try {
-      await bus.connect();
-      const topics = new StreamProcessor({ bus, store, codec: createCodec(cfg), config: cfg }).topics;
-      const st = await pipelineStatus(store, { bus, groupId: cfg.streams.groupId, topics });
-      process.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
-    } finally {
-      await bus.close();
-      await store.close();
-      release();
-    }
+    await withStore(cfg, async (store) => {
+      const bus = await createBus(cfg, log);
+      try {
+        await bus.connect();
+        const topics = new StreamProcessor({ bus, store, codec: createCodec(cfg), config: cfg }).topics;
+        const st = await pipelineStatus(store, { bus, groupId: cfg.streams.groupId, topics });
+        process.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+      } finally {
+        await bus.close();
+      }
+    });
   });
 
 program
@@ -177,16 +177,11 @@ program
   .action(async (opts: { out: string }) => {
     const cfg = config();
     const log = createLogger(cfg.logLevel);
-    const release = cfg.store.url ? () => {} : claimDataDir(cfg);
-    const store = await createStore(cfg);
-    try {
+    await withStore(cfg, async (store) => {
       await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
       writeFileSync(opts.out, await renderCatalogue(store));
       process.stdout.write(`wrote ${opts.out}\n`);
-    } finally {
-      await store.close();
-      release();
-    }
+    });
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

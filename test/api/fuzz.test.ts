@@ -6,23 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../api/http/endpoints.ts';
 import { objectOf } from '../../api/http/params.ts';
+import { seededRandom } from '../support/rng.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 const ITERATIONS = 2000;
 const BODY_ITERATIONS = 300;
 const SEED = 0x5eed_2024;
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 let app: TestApp;
 beforeAll(async () => {

@@ -4,20 +4,12 @@
  * close prices and fees. It exercises duplicates, a reorg retraction and bad lines.
  */
 import { writeFileSync } from 'node:fs';
+import { seededRandom } from './rng.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const DAY = 86_400;
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const hex = (n: number | bigint, bytes: number) =>
   `0x${BigInt(n)
