@@ -242,7 +242,8 @@ class InProcessSubscription implements Subscription {
   constructor(
     private readonly bus: InProcessBus,
     private readonly opts: SubscribeOptions,
-    committed: Record<string, string>,
+    /** The group's committed offsets as read at subscribe time; kept current here (this process owns the group). */
+    private readonly committed: Record<string, string>,
     private readonly log: Logger,
   ) {
     for (const t of opts.topics)
@@ -347,10 +348,9 @@ class InProcessSubscription implements Subscription {
 
   private async writeCommitted(): Promise<void> {
     const file = this.bus.groupFile(this.opts.groupId);
-    const current = await this.bus.readCommitted(this.opts.groupId);
-    for (const [k, v] of this.positions) current[k] = String(v);
+    for (const [k, v] of this.positions) this.committed[k] = String(v);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(current));
+    writeFileSync(tmp, JSON.stringify(this.committed));
     const fd = openSync(tmp, 'r');
     fsyncSync(fd);
     closeSync(fd);
