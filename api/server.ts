@@ -1,8 +1,8 @@
 /**
  * The Koa application: the request pipeline of api/http (metrics, compression, the
  * error contract, rate limiting, body parsing), the OpenAPI document and docs page,
- * and the operations endpoints. The specification's /v1 data endpoints come next
- * (issue 3); until then /v1 paths answer with the JSON 404 of the error contract.
+ * the operations endpoints, and one route per endpoint of `ENDPOINTS` answered by
+ * its handler in `api/handlers/`.
  */
 import type { Server } from 'node:http';
 import Router from '@koa/router';
@@ -12,13 +12,16 @@ import type { Config } from '../core/config.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
+import { HANDLERS } from './handlers/index.ts';
+import { ENDPOINTS } from './http/endpoints.ts';
 import { createHttpKit } from './http/kit.ts';
 import { pipelineStatus } from './status.ts';
 
 export interface ApiDeps {
   store: Store;
-  /** The `api` section of the configuration. */
-  api: Config['api'];
+  config: Config;
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number;
   /** Changes whenever new data lands; keys the response cache. */
   dataVersion: () => number | string;
   bus?: { bus: Bus; groupId: string; topics: string[] };
@@ -31,7 +34,13 @@ export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
   const router = new Router();
   const log = deps.log ?? silentLogger;
-  const kit = createHttpKit({ api: deps.api, version: deps.dataVersion, log });
+  const clock = deps.clock ?? Date.now;
+  const kit = createHttpKit({ api: deps.config.api, version: deps.dataVersion, log, clock });
+  const handlerDeps = { store: deps.store, config: deps.config, kit, clock, log };
+  for (const e of ENDPOINTS) {
+    const handler = HANDLERS[e.key];
+    if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, handlerDeps));
+  }
   for (const m of kit.middleware) app.use(m);
   kit.mountDocs(router);
   router.get('/livez', (ctx) => {

@@ -63,7 +63,7 @@ export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise
     const processor = running.processor;
     const app = createApp({
       store,
-      api: cfg.api,
+      config: cfg,
       // In one process the consumers bump the version as batches land; a lone API role re-reads
       // every few seconds (the cache TTL bounds staleness) until the data-version table arrives.
       dataVersion: processor ? () => processor.dataVersion : () => Math.floor(Date.now() / 5000),

@@ -1,0 +1,27 @@
+/**
+ * What every endpoint handler is given and returns. Handlers live in one file per
+ * domain (`vaults.ts`, `history.ts`, `holders.ts`, `activity.ts`, `fees.ts`,
+ * `mint.ts`, `build-tx.ts`), each exporting a `HandlerMap`; `index.ts` merges them
+ * and the server mounts one route per entry of `ENDPOINTS`.
+ */
+import type { Context } from 'koa';
+import type { Config } from '../../core/config.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Store } from '../../store/client.ts';
+import type { HttpKit } from '../http/kit.ts';
+import type { EndpointKey } from '../http/responses.ts';
+
+export interface HandlerDeps {
+  store: Store;
+  config: Config;
+  /** The response cache and `respond` (cached, ETag, compression). */
+  kit: HttpKit;
+  /** Milliseconds since the epoch; injectable so time-relative defaults are testable. */
+  clock: () => number;
+  log: Logger;
+}
+
+/** Handles one endpoint: validates its inputs (api/http/params.ts) and answers. */
+export type Handler = (ctx: Context, deps: HandlerDeps) => Promise<void>;
+
+export type HandlerMap = Partial<Record<EndpointKey, Handler>>;
