@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { VaultstreamError } from './errors.ts';
+import { devnetSchema } from './settings/devnet.ts';
+import { chainExtrasShape, ingestSchema } from './settings/evm.ts';
+import { mintFlowSchema, solanaSchema } from './settings/solana.ts';
 
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
@@ -116,6 +119,7 @@ export const chainSchema = z.object({
   confirmations: z.number().int().nonnegative().default(12),
   startBlock: z.number().int().nonnegative().default(0),
   pollIntervalMs: z.number().int().positive().default(4000),
+  ...chainExtrasShape,
 });
 export type ChainConfig = z.infer<typeof chainSchema>;
 
@@ -199,6 +203,10 @@ export const configSchema = z
       .prefault({}),
     chains: z.array(chainSchema).default([]),
     vaults: z.array(vaultSchema).default([]),
+    ingest: ingestSchema,
+    solana: solanaSchema,
+    mintFlow: mintFlowSchema,
+    devnet: devnetSchema,
   })
   .strict()
   .superRefine((cfg, ctx) => {
