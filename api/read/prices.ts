@@ -1,0 +1,72 @@
+/**
+ * The current share price of each vault: the latest accountant rate on the primary
+ * chain (98866) when that chain has one, else the latest rate on any chain (DESIGN
+ * section 8: `tokenPrice` is the accountant rate, decimal-adjusted, in the base asset).
+ */
+import type { Store } from '../../store/client.ts';
+
+export const PRIMARY_CHAIN_ID = 98866;
+
+export interface VaultPrice {
+  vault: string;
+  chainId: number;
+  /** Rate in base-asset raw units (exact). */
+  rateRaw: bigint;
+  rateDecimals: number;
+  /** Unix seconds of the block that set the rate. */
+  updatedAt: number;
+  isPaused: boolean;
+}
+
+interface Row {
+  vault: string;
+  chain_id: number;
+  rate: string;
+  rate_decimals: number;
+  updated_at: string;
+  is_paused: number;
+}
+
+/** The latest rate of every (vault, chain) on the canonical chain. */
+export async function latestRates(store: Store): Promise<VaultPrice[]> {
+  const rows = await store.query<Row>(
+    `SELECT vault, chain_id,
+       toString(argMax(rate, (block_time, block_number, log_index))) AS rate,
+       argMax(rate_decimals, (block_time, block_number, log_index)) AS rate_decimals,
+       toString(toUnixTimestamp(max(block_time))) AS updated_at,
+       argMax(is_paused, (block_time, block_number, log_index)) AS is_paused
+     FROM ${store.database}.rates GROUP BY vault, chain_id`,
+  );
+  return rows.map((r) => ({
+    vault: r.vault,
+    chainId: Number(r.chain_id),
+    rateRaw: BigInt(r.rate),
+    rateDecimals: Number(r.rate_decimals),
+    updatedAt: Number(r.updated_at),
+    isPaused: Number(r.is_paused) === 1,
+  }));
+}
+
+/** Per vault: its primary-chain rate when there is one, else its most recently updated rate. */
+export async function currentPrices(store: Store): Promise<Map<string, VaultPrice>> {
+  const out = new Map<string, VaultPrice>();
+  for (const p of await latestRates(store)) {
+    const have = out.get(p.vault);
+    const better =
+      !have ||
+      (p.chainId === PRIMARY_CHAIN_ID && have.chainId !== PRIMARY_CHAIN_ID) ||
+      (have.chainId !== PRIMARY_CHAIN_ID && p.updatedAt > have.updatedAt);
+    if (better) out.set(p.vault, p);
+  }
+  return out;
+}
+
+/** `raw / 10^decimals` as a JS number for output (exact until this point). */
+export function toUnits(raw: bigint, decimals: number): number {
+  if (decimals === 0) return Number(raw);
+  const neg = raw < 0n;
+  const abs = neg ? -raw : raw;
+  const s = abs.toString().padStart(decimals + 1, '0');
+  const n = Number(`${s.slice(0, -decimals)}.${s.slice(-decimals)}`);
+  return neg ? -n : n;
+}
