@@ -1,4 +1,46 @@
-/** Handlers of the history endpoints (filled in by their issue). */
+/**
+ * Handlers of the history endpoints: GET /vaults/{slug}/performance-history (JSON
+ * or CSV) and GET /vaults/apy-history, answered from the views
+ * (api/read/history-*.ts) through the response cache, with the oldest chain
+ * watermark of the vaults.
+ */
+import { csvResult } from '../http/csv.ts';
+import { apyHistoryQuery, parsePath, parseQuery, performanceHistoryQuery, slugPath } from '../http/params.ts';
+import { apyHistoryOf, loadSourceErrors } from '../read/history-apy.ts';
+import { performanceCsv } from '../read/history-csv.ts';
+import { performanceHistoryOf } from '../read/history-performance.ts';
+import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import { loadContexts } from '../read/vault-context.ts';
 import type { HandlerMap } from './types.ts';
 
-export const historyHandlers: HandlerMap = {};
+export const historyHandlers: HandlerMap = {
+  'GET /vaults/{slug}/performance-history': async (ctx, deps) => {
+    const { slug } = parsePath(slugPath, ctx);
+    const q = parseQuery(performanceHistoryQuery, ctx);
+    await deps.kit.respond(ctx, async () => {
+      const vault = await vaultBySlug(deps.store, slug);
+      const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+      const history = performanceHistoryOf(contexts[0], q);
+      if (q.format === 'csv') return csvResult(performanceCsv(history, q.includeCompositeAssets), watermark);
+      return { body: { data: history }, watermark };
+    });
+  },
+
+  'GET /vaults/apy-history': async (ctx, deps) => {
+    const q = parseQuery(apyHistoryQuery, ctx);
+    await deps.kit.respond(ctx, async () => {
+      const vaults = await vaultsWithStatus(deps.store, q.statuses);
+      const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+      const now = Math.floor(deps.clock() / 1000);
+      const errors = await loadSourceErrors(
+        deps.store,
+        vaults.map((v) => v.slug),
+        q.startDate ?? 0,
+        Math.min(q.endDate ?? now, now),
+        q.order,
+      );
+      const data = contexts.map((c) => apyHistoryOf(c, q, errors.get(c.vault.slug) ?? []));
+      return { body: { data }, watermark };
+    });
+  },
+};

@@ -1,4 +1,121 @@
-/** Handlers of the vaults endpoints (filled in by their issue). */
-import type { HandlerMap } from './types.ts';
+/**
+ * Handlers of the vaults endpoints: GET /vaults, /vaults/details, /vaults/{slug}
+ * and /vaults/{slug}/details-lite, answered from the views (api/read/vault-*.ts)
+ * through the response cache, with the oldest chain watermark of the vaults.
+ *
+ * `liveLiquidity=true`: balances are read from the chains at request time when a
+ * `LiveLiquidityReader` is given to `makeVaultsHandlers` (the EVM reader's issue
+ * wires one in), uncached, falling back to the snapshots; without a reader the
+ * answer comes from the snapshots. Either way `X-Liquidity-Source` says which.
+ */
+import type { Context } from 'koa';
+import {
+  detailsLiteQuery,
+  parsePath,
+  parseQuery,
+  slugPath,
+  vaultDetailsQuery,
+  vaultsQuery,
+} from '../http/params.ts';
+import type { RegistryVault } from '../read/registry.ts';
+import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
+import { loadContexts } from '../read/vault-context.ts';
+import { loadHolderCounts, loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
+import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
+import type { HandlerDeps, HandlerMap } from './types.ts';
 
-export const vaultsHandlers: HandlerMap = {};
+/** Holder counts, 24 h volume and (for details) open redemptions of `vaults` at the API clock. */
+async function aggregates(
+  deps: HandlerDeps,
+  vaults: RegistryVault[],
+  pending: boolean,
+): Promise<VaultAggregates> {
+  const slugs = vaults.map((v) => v.slug);
+  const now = Math.floor(deps.clock() / 1000);
+  return {
+    holders: await loadHolderCounts(deps.store, slugs),
+    volume: await loadVolume24h(deps.store, slugs, now),
+    pending: pending ? await loadPendingShares(deps.store, slugs, now) : undefined,
+  };
+}
+
+/** What a details loader produces for a given live reader. */
+type DetailsLoad = (
+  live?: LiveLiquidityReader,
+) => Promise<{ data: unknown; watermark: number | null; source: LiquiditySource }>;
+
+/** Answers a details read: cached from the snapshots, or uncached with live balances when asked and possible. */
+async function answerDetails(
+  ctx: Context,
+  deps: HandlerDeps,
+  liveLiquidity: boolean,
+  live: LiveLiquidityReader | undefined,
+  load: DetailsLoad,
+): Promise<void> {
+  if (liveLiquidity && live) {
+    const r = await load(live);
+    ctx.set('X-Liquidity-Source', r.source);
+    ctx.set('Cache-Control', 'no-store');
+    if (r.watermark !== null) ctx.set('X-Data-Watermark', new Date(r.watermark * 1000).toISOString());
+    ctx.body = { data: r.data };
+    return;
+  }
+  if (liveLiquidity) ctx.set('X-Liquidity-Source', 'snapshot');
+  await deps.kit.respond(ctx, async () => {
+    const r = await load();
+    return { body: { data: r.data }, watermark: r.watermark };
+  });
+}
+
+/** The handlers, reading live liquid balances through `live` when given. */
+export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
+  return {
+    'GET /vaults': async (ctx, deps) => {
+      const { statuses } = parseQuery(vaultsQuery, ctx);
+      await deps.kit.respond(ctx, async () => {
+        const vaults = await vaultsWithStatus(deps.store, statuses);
+        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+        const agg = await aggregates(deps, vaults, false);
+        return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark };
+      });
+    },
+
+    'GET /vaults/{slug}': async (ctx, deps) => {
+      const { slug } = parsePath(slugPath, ctx);
+      await deps.kit.respond(ctx, async () => {
+        const vault = await vaultBySlug(deps.store, slug);
+        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+        const agg = await aggregates(deps, [vault], false);
+        return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark };
+      });
+    },
+
+    'GET /vaults/details': async (ctx, deps) => {
+      const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
+      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
+        const vaults = await vaultsWithStatus(deps.store, statuses);
+        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+        const agg = await aggregates(deps, vaults, true);
+        const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
+        // One vault read from its snapshot makes the whole answer a snapshot answer.
+        const source =
+          answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
+        return { data: answers.map((a) => a.value), watermark, source };
+      });
+    },
+
+    'GET /vaults/{slug}/details-lite': async (ctx, deps) => {
+      const { slug } = parsePath(slugPath, ctx);
+      const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
+      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
+        const vault = await vaultBySlug(deps.store, slug);
+        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
+        return { data: answer.value, watermark, source: answer.liquiditySource };
+      });
+    },
+  };
+}
+
+export const vaultsHandlers: HandlerMap = makeVaultsHandlers();

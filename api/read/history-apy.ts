@@ -1,0 +1,69 @@
+/**
+ * GET /vaults/apy-history: per vault, the settled UTC days of its history in the
+ * range (the current day is never settled: its end is after now), each with
+ * compositionApy (and its legacy alias `apy`) and navApy on the requested chain;
+ * and the vault's data-source errors whose time falls in the range.
+ */
+import type { z } from 'zod';
+import type { Store } from '../../store/client.ts';
+import type { apyHistoryItem } from '../http/responses.ts';
+import { type DayRange, historyDays } from './history-days.ts';
+import { compositionApy, compositionAt, indexSnapshots } from './vault-composition.ts';
+import { isSettled, navApy, type VaultContext } from './vault-days.ts';
+import { DAY } from './vault-numbers.ts';
+
+export type ApyHistory = z.infer<typeof apyHistoryItem>;
+export type SourceError = ApyHistory['errors'][number];
+
+/** vault slug -> its data-source errors with time in [from, to], ordered by time as `order` says. */
+export async function loadSourceErrors(
+  store: Store,
+  slugs: readonly string[],
+  from: number,
+  to: number,
+  order: 'asc' | 'desc',
+): Promise<Map<string, SourceError[]>> {
+  const rows = await store.query<{
+    vault: string;
+    source: string;
+    operation: string;
+    message: string;
+    code: string;
+    ts_s: string;
+  }>(
+    `SELECT vault, source, operation, message, code, toString(toUnixTimestamp(ts)) AS ts_s
+     FROM ${store.database}.source_errors
+     WHERE vault IN {slugs:Array(String)} AND ts >= toDateTime({from:UInt32}) AND ts <= toDateTime({to:UInt32})
+     ORDER BY ts ${order === 'asc' ? 'ASC' : 'DESC'}, source, operation`,
+    { slugs, from, to },
+  );
+  const out = new Map<string, SourceError[]>();
+  for (const r of rows) {
+    const list = out.get(r.vault) ?? [];
+    list.push({
+      source: r.source,
+      operation: r.operation,
+      message: r.message,
+      code: r.code,
+      timestamp: Number(r.ts_s),
+    });
+    out.set(r.vault, list);
+  }
+  return out;
+}
+
+/** The APY history of the context's vault over `range`, navApy from the closes of `chainId`. */
+export function apyHistoryOf(
+  ctx: VaultContext,
+  range: DayRange & { chainId: number },
+  errors: SourceError[],
+): ApyHistory {
+  const index = indexSnapshots(ctx.series.snapshots);
+  const history = historyDays(ctx, range)
+    .filter((day) => isSettled(ctx, day))
+    .map((day) => {
+      const composition = compositionApy(compositionAt(ctx.vault, index, day + DAY - 1));
+      return { day, apy: composition, compositionApy: composition, navApy: navApy(ctx, range.chainId, day) };
+    });
+  return { vaultAddress: ctx.vault.vaultAddress, history, errors };
+}

@@ -1,0 +1,56 @@
+/**
+ * GET /vaults/{slug}/performance-history: one entry per UTC day of the vault's
+ * history (api/read/history-days.ts). Every day carries the close price on the
+ * price chain, the TVL and the liquid funds at the day's end (today: now); `apy`
+ * (compositionApy) and `navApy` only once the day is settled, null before.
+ * `assets` lists the vault's targetComposition items; with
+ * `includeCompositeAssets` each day also carries, per item with a COMPOSITION
+ * snapshot by then, its price, apy7d, apy30d and compositionPct (its weight).
+ */
+import type { z } from 'zod';
+import type { performanceHistory } from '../http/responses.ts';
+import { type DayRange, historyDays } from './history-days.ts';
+import {
+  assetOutput,
+  compositionApy,
+  compositionAt,
+  indexSnapshots,
+  liquidFundsE18,
+  snapshotBalances,
+} from './vault-composition.ts';
+import { closeE18, isSettled, navApy, tvlE18, type VaultContext } from './vault-days.ts';
+import { DAY, fromE18 } from './vault-numbers.ts';
+
+export type PerformanceHistory = z.infer<typeof performanceHistory>;
+
+/** The performance history of the context's vault over `range`. */
+export function performanceHistoryOf(
+  ctx: VaultContext,
+  range: DayRange & { includeCompositeAssets: boolean },
+): PerformanceHistory {
+  const v = ctx.vault;
+  const index = indexSnapshots(ctx.series.snapshots);
+  const history = historyDays(ctx, range).map((day) => {
+    const end = Math.min(day + DAY - 1, ctx.now);
+    const settled = isSettled(ctx, day);
+    const assets = compositionAt(v, index, end);
+    return {
+      day,
+      vault: {
+        price: fromE18(closeE18(ctx, ctx.priceChain, day) ?? 0n),
+        tvl: fromE18(tvlE18(ctx, day)),
+        liquidFunds: fromE18(liquidFundsE18(v, index, snapshotBalances(v, index, end), end)),
+        apy: settled ? compositionApy(assets) : null,
+        navApy: settled ? navApy(ctx, ctx.priceChain, day) : null,
+      },
+      assets: range.includeCompositeAssets
+        ? Object.fromEntries(assets.map((a) => [a.slug, assetOutput(a)]))
+        : {},
+    };
+  });
+  return {
+    vaultAddress: v.vaultAddress,
+    assets: v.info.targetComposition.map(({ slug, name }) => ({ slug, name })),
+    history,
+  };
+}

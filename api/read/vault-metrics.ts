@@ -1,0 +1,151 @@
+/**
+ * The vault resources of the spec (VaultInfo, VaultDetailsLite, VaultDetails)
+ * from a `VaultContext` and the per-vault aggregates, with the units and
+ * formulas of DESIGN section 8:
+ * - `tvl`: supply per chain times that chain's close times the base asset's USD price;
+ * - `volume24h`: USD value of DEPOSIT, WITHDRAW and INSTANT_REDEEM assets of the last
+ *   24 h (asset amounts with their decimals, valued at the base asset's USD price);
+ * - `sec30d` / `apy`: navApy of the latest settled day on the price chain
+ *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
+ * - liquid funds and composition: see vault-composition.ts.
+ * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
+ * `baseAsset` and `roles` never reach a response.
+ */
+import type { z } from 'zod';
+import type { VaultConfig } from '../../core/config.ts';
+import { type vaultDetails, vaultDetailsLite, vaultInfo } from '../http/resources.ts';
+import { NULL_APY } from './history-types.ts';
+import { toUnits } from './prices.ts';
+import type { RegistryVault } from './registry.ts';
+import {
+  currentBalances,
+  indexSnapshots,
+  type LiquiditySource,
+  type LiveLiquidityReader,
+  liquidFundsE18,
+} from './vault-composition.ts';
+import { latestSettledDay, navApy, shareDecimals, tvlE18, type VaultContext } from './vault-days.ts';
+import type { RawByDecimals } from './vault-flows.ts';
+import { DAY, dayStart, decimalE18, E18, fromE18, mulRaw, ratio, rawToE18 } from './vault-numbers.ts';
+
+export type VaultInfo = z.infer<typeof vaultInfo>;
+export type VaultDetailsLite = z.infer<typeof vaultDetailsLite>;
+export type VaultDetails = z.infer<typeof vaultDetails>;
+
+/** Aggregates read per request for the vaults being answered. */
+export interface VaultAggregates {
+  holders: Map<string, number>;
+  volume: Map<string, RawByDecimals>;
+  /** Open redemption shares per vault and chain (details only). */
+  pending?: Map<string, Map<number, bigint>>;
+}
+
+const liteKeys = Object.keys(vaultDetailsLite.shape);
+/** VaultInfo fields up to and including `targetComposition`, in the spec's order. */
+const STATIC_KEYS = liteKeys.slice(0, liteKeys.indexOf('targetComposition') + 1);
+const CHAIN_KEYS = Object.keys(vaultInfo.shape.chain.shape);
+// The spec's ChainMap names every key and `solana` is required: unconfigured ones are answered empty.
+const NO_CHAIN = { startBlock: 0, accountantType: '' };
+const NO_SOLANA = { mintAddress: '', oftStoreAddress: '', composerAddress: '', decimals: 0, startBlock: 0 };
+
+const chainMap = (m: VaultConfig['chain']) =>
+  Object.fromEntries(CHAIN_KEYS.map((k) => [k, m[k as keyof typeof m] ?? NO_CHAIN]));
+
+/** The configured static VaultInfo fields of `v`, in order, and nothing else. */
+export function staticFields(v: RegistryVault): Record<string, unknown> {
+  const info = v.info;
+  const filled: Record<string, unknown> = {
+    ...info,
+    chain: chainMap(info.chain),
+    coreAccountant: { ...info.coreAccountant, chain: chainMap(info.coreAccountant.chain) },
+    solana: info.solana ?? NO_SOLANA,
+  };
+  return Object.fromEntries(STATIC_KEYS.map((k) => [k, filled[k]]));
+}
+
+const today = (ctx: VaultContext) => dayStart(ctx.now);
+const baseUsdE18 = (ctx: VaultContext) => decimalE18(ctx.vault.baseAssetUsdPrice);
+
+/** navApy of the latest settled day on the price chain; every member null without one. */
+export function latestNavApy(ctx: VaultContext) {
+  const day = latestSettledDay(ctx);
+  return day === undefined ? NULL_APY : navApy(ctx, ctx.priceChain, day);
+}
+
+function volume24h(ctx: VaultContext, agg: VaultAggregates): number {
+  const usd = baseUsdE18(ctx);
+  let total = 0n;
+  for (const v of agg.volume.get(ctx.vault.slug) ?? []) total += mulRaw(usd, v.raw, v.decimals);
+  return fromE18(total);
+}
+
+/** The VaultInfo of the context's vault. */
+export function vaultInfoOf(ctx: VaultContext, agg: VaultAggregates): VaultInfo {
+  return {
+    ...staticFields(ctx.vault),
+    sec30d: latestNavApy(ctx).sec30d ?? 0,
+    tvl: fromE18(tvlE18(ctx, today(ctx))),
+    numHolders: agg.holders.get(ctx.vault.slug) ?? 0,
+    volume24h: volume24h(ctx, agg),
+  } as VaultInfo;
+}
+
+/** A details resource and where its liquid balances came from. */
+export interface Answer<T> {
+  value: T;
+  liquiditySource: LiquiditySource;
+}
+
+/** The VaultDetailsLite of the context's vault (liquid balances live when `live` is given and answers). */
+export async function detailsLiteOf(
+  ctx: VaultContext,
+  agg: VaultAggregates,
+  live?: LiveLiquidityReader,
+): Promise<Answer<VaultDetailsLite> & { liquidE18: bigint }> {
+  const index = indexSnapshots(ctx.series.snapshots);
+  const { balances, source } = await currentBalances(ctx.vault, index, ctx.now, live);
+  const liquidE18 = liquidFundsE18(ctx.vault, index, balances, ctx.now);
+  const tvlNow = tvlE18(ctx, today(ctx));
+  const tvl30 = tvlE18(ctx, today(ctx) - 30 * DAY);
+  const holders = agg.holders.get(ctx.vault.slug) ?? 0;
+  const value = {
+    ...staticFields(ctx.vault),
+    tvl: fromE18(tvlNow),
+    tvl30DayChange: tvl30 === 0n ? 0 : ((ratio(tvlNow, tvl30) as number) - 1) * 100,
+    volume24h: volume24h(ctx, agg),
+    apy: latestNavApy(ctx),
+    tokenPrice: ctx.current ? toUnits(ctx.current.rateRaw, ctx.current.rateDecimals) : 0,
+    tokenPriceUpdatedAtEpoch: ctx.current?.updatedAt ?? 0,
+    liquidFunds: fromE18(liquidE18),
+    liquidFundsRange: tvlNow === 0n ? 0 : (ratio(liquidE18, tvlNow) as number) * 100,
+    holders,
+  } as VaultDetailsLite;
+  return { value, liquiditySource: source, liquidE18 };
+}
+
+/** The VaultDetails of the context's vault: details-lite plus the open redemptions and the shortfall. */
+export async function detailsOf(
+  ctx: VaultContext,
+  agg: VaultAggregates,
+  live?: LiveLiquidityReader,
+): Promise<Answer<VaultDetails>> {
+  const lite = await detailsLiteOf(ctx, agg, live);
+  const priceE18 = ctx.current ? rawToE18(ctx.current.rateRaw, ctx.current.rateDecimals) : 0n;
+  const shareUsdE18 = (priceE18 * baseUsdE18(ctx)) / E18;
+  let sharesE18 = 0n;
+  let valueE18 = 0n;
+  for (const [chainId, shares] of agg.pending?.get(ctx.vault.slug) ?? []) {
+    const decimals = shareDecimals(ctx.vault, chainId);
+    sharesE18 += rawToE18(shares, decimals);
+    valueE18 += mulRaw(shareUsdE18, shares, decimals);
+  }
+  const shortfall = valueE18 > lite.liquidE18 ? valueE18 - lite.liquidE18 : 0n;
+  const value = {
+    ...lite.value,
+    tokenPriceUpdatedAt: new Date(lite.value.tokenPriceUpdatedAtEpoch * 1000).toISOString(),
+    pendingRedemptions: fromE18(sharesE18),
+    pendingRedemptionsValue: fromE18(valueE18),
+    shortfall: fromE18(shortfall),
+  } as VaultDetails;
+  return { value, liquiditySource: lite.liquiditySource };
+}

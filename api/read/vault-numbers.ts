@@ -1,0 +1,48 @@
+/**
+ * Exact arithmetic for the vault metrics: prices, USD values and percentages are
+ * bigints scaled by 1e18 ("e18") until the API converts them for output, so a
+ * TVL is the exact sum of its chains and a ratio is taken from exact operands.
+ */
+import { toUnits } from './prices.ts';
+
+export const E18 = 10n ** 18n;
+export const DAY = 86_400;
+
+/** Start (Unix seconds) of the UTC day holding `ts`. */
+export function dayStart(ts: number): number {
+  return ts - (((ts % DAY) + DAY) % DAY);
+}
+
+/** A decimal string (`-1.5`, `2`, `0.000001`; exponent notation from JS numbers too) as e18, truncated past 18 places. */
+export function decimalE18(s: string | number): bigint {
+  const text = typeof s === 'number' ? (/e/i.test(String(s)) ? s.toFixed(18) : String(s)) : s.trim();
+  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (!m) throw new Error(`not a decimal number: ${text}`);
+  const value = BigInt(m[2] || '0') * E18 + BigInt((m[3] ?? '').slice(0, 18).padEnd(18, '0') || '0');
+  return m[1] ? -value : value;
+}
+
+/** `raw / 10^decimals` as e18 (exact for decimals <= 18). */
+export function rawToE18(raw: bigint, decimals: number): bigint {
+  return decimals <= 18 ? raw * 10n ** BigInt(18 - decimals) : raw / 10n ** BigInt(decimals - 18);
+}
+
+/** Product of an e18 value and `raw / 10^decimals`, as e18 (one truncation). */
+export function mulRaw(e18: bigint, raw: bigint, decimals: number): bigint {
+  return (e18 * raw) / 10n ** BigInt(decimals);
+}
+
+/** Product of two e18 values, as e18. */
+export function mulE18(a: bigint, b: bigint): bigint {
+  return (a * b) / E18;
+}
+
+/** e18 as a JS number, for output. */
+export function fromE18(v: bigint): number {
+  return toUnits(v, 18);
+}
+
+/** `a / b` of two exact values as a JS number (null when `b` is 0). */
+export function ratio(a: bigint, b: bigint): number | null {
+  return b === 0n ? null : fromE18((a * E18) / b);
+}
