@@ -8,5 +8,23 @@ export const devnetSchema = z
   .object({
     /** Start anvil nodes, deploy the contracts and run the simulator in this process. */
     enabled: z.boolean().default(false),
+    /** One anvil node per chain id; the first is the primary chain (the mint flow runs there). */
+    chainIds: z.array(z.number().int().positive()).min(1).default([98866, 1, 56]),
+    /** Vaults deployed on every chain. */
+    vaults: z.number().int().min(1).max(20).default(3),
+    /** Days of history written with time travel before going live (UTC days before today). */
+    backfillDays: z.number().int().min(0).max(365).default(45),
+    /** Milliseconds between live simulator ticks (each tick acts on every chain); 0 = no live activity. */
+    liveIntervalMs: z.number().int().min(0).default(3000),
+    /** Live tick after which the primary chain reorgs once (snapshot, blocks, revert, other blocks); 0 = never. */
+    reorgAtTick: z.number().int().min(0).default(5),
+    /** Seconds the orphaned blocks stay the head before the reorg replaces them. */
+    reorgHoldSeconds: z.number().int().min(0).max(600).default(8),
+    /** Seed of the simulator's random choices: the same seed gives the same history. */
+    seed: z.number().int().default(1),
+    /** Ground-truth JSON path; empty = `<dataDir>/devnet/ground-truth.json`. */
+    truthFile: z.string().default(''),
   })
   .prefault({});
+
+export type DevnetSettings = z.infer<typeof devnetSchema>;

@@ -1,0 +1,144 @@
+/**
+ * Starts anvil nodes (the npm platform binary, DESIGN section 9) on 127.0.0.1.
+ * anvil cannot listen on port 0, so a free port is found by binding a server to
+ * port 0 first; the tiny window before anvil binds it is retried on failure.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
+import { VaultstreamError } from '../core/errors.ts';
+
+export const ANVIL_BIN = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'node_modules',
+  '@foundry-rs',
+  'anvil-linux-amd64',
+  'bin',
+  'anvil',
+);
+
+/** anvil's default mnemonic: its first 10 accounts hold 10000 ETH each on every node. */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/** The funded anvil account at `index` (0 is the deployer; the simulator's holders use the others). */
+export function anvilAccount(index: number): HDAccount {
+  return mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index });
+}
+
+/** The default anvil mnemonic's first key: the devnet's deployer on every chain. */
+export const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
+
+export interface AnvilOptions {
+  chainId: number;
+  /** Default: a free port chosen by the OS. */
+  port?: number;
+  /** Seconds between blocks; default: a block per transaction (automine). */
+  blockTime?: number;
+  /** Unix seconds of the genesis block; default now. */
+  timestamp?: number;
+}
+
+export interface AnvilNode {
+  rpcUrl: string;
+  chainId: number;
+  port: number;
+  /** Kills the node and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills every node still running when this process exits, so no anvil outlives its parent. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+/** A port the OS says is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns anvil and resolves once it prints that it listens (the banner is printed
+ * after the bind, so a port someone else holds is an exit, never a false start);
+ * rejects with its output if it exits first. Later output is drained unread.
+ */
+function spawnAnvil(opts: AnvilOptions, port: number): Promise<ChildProcess> {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
+  if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
+  if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
+  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (d: Buffer) => {
+    output = (output + d.toString()).slice(-4000);
+  };
+  child.stderr?.on('data', collect);
+  return new Promise((resolve, reject) => {
+    const fail = (message: string, cause?: unknown) => {
+      child.stdout?.off('data', onStdout);
+      reject(new VaultstreamError('INTERNAL', message, { cause }));
+    };
+    const onStdout = (d: Buffer) => {
+      collect(d);
+      if (!output.includes(`Listening on 127.0.0.1:${port}`)) return;
+      child.stdout?.off('data', onStdout);
+      child.stderr?.off('data', collect);
+      child.off('exit', onExit);
+      child.stdout?.resume();
+      child.stderr?.resume();
+      resolve(child);
+    };
+    const onExit = (code: number | null) => fail(`anvil exited with ${code}: ${output.trim().slice(-500)}`);
+    child.stdout?.on('data', onStdout);
+    child.once('exit', onExit);
+    child.once('error', (err) => fail(`cannot start anvil: ${err.message}`, err));
+  });
+}
+
+/**
+ * Starts one anvil node for `chainId` and returns its RPC URL. The child is killed
+ * on `stop()` or when this process exits.
+ */
+export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
+  installExitHook();
+  let lastError: unknown;
+  // Another process may grab the probed port before anvil binds it: retry with a new one.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = opts.port ?? (await freePort());
+    try {
+      const child = await spawnAnvil(opts, port);
+      running.add(child);
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      // Resolved spawns have no exit listener left; this one keeps `running` accurate.
+      child.once('exit', () => running.delete(child));
+      return {
+        rpcUrl: `http://127.0.0.1:${port}`,
+        chainId: opts.chainId,
+        port,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    } catch (err) {
+      lastError = err;
+      if (opts.port !== undefined) break;
+    }
+  }
+  throw lastError;
+}

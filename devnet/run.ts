@@ -1,0 +1,161 @@
+/**
+ * `startDevnet`: anvil nodes, the contracts, the simulator's backfill and then its
+ * live ticks, in this process. Returns what the rest of the system needs: chain
+ * entries (RPC URLs, registry, operator) and vault registry entries in the config's
+ * input shapes, ready for `parseConfig({ chains, vaults, ... })`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { z } from 'zod';
+import type { chainSchema, vaultSchema } from '../core/config.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
+import type { DevnetSettings } from '../core/settings/devnet.ts';
+import { type AnvilNode, startAnvil } from './anvil.ts';
+import { compileContracts } from './compile.ts';
+import { type DevnetAddresses, defaultVaultSpec, deployVaultSystem, type VaultSpec } from './deploy.ts';
+import { createSimulator, type Simulator } from './simulator.ts';
+
+export type DevnetChainEntry = z.input<typeof chainSchema>;
+export type DevnetVaultEntry = z.input<typeof vaultSchema>;
+
+export interface Devnet {
+  /** `chains[]` config entries, primary chain first. */
+  chains: DevnetChainEntry[];
+  /** `vaults[]` registry entries, one per deployed vault. */
+  vaults: DevnetVaultEntry[];
+  addresses: DevnetAddresses;
+  /** The simulator's ground truth JSON (rewritten after the backfill and every live tick). */
+  truthFile: string;
+  simulator: Simulator;
+  /** Stops the simulator, then the nodes. */
+  stop(): Promise<void>;
+}
+
+export interface StartDevnetOptions {
+  settings: DevnetSettings;
+  /** The service's data directory: the default home of the ground truth. */
+  dataDir: string;
+  /** Milliseconds since the epoch (the simulator's notion of now). */
+  clock?: () => number;
+  log?: Logger;
+}
+
+const CHAIN_NAMES: Record<number, { name: string; key: string }> = {
+  98866: { name: 'plume', key: 'primary' },
+  1: { name: 'ethereum', key: 'mainnet' },
+  56: { name: 'bsc', key: 'bsc' },
+  8453: { name: 'base', key: 'base' },
+  9745: { name: 'plasma', key: 'plasma' },
+  42161: { name: 'arbitrum', key: 'arbitrum' },
+  480: { name: 'worldchain', key: 'worldchain' },
+  43114: { name: 'avalanche', key: 'avalanche' },
+};
+
+/** Starts the devnet described by `settings` and returns once the backfill is written and live ticks are scheduled. */
+export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
+  const { settings } = opts;
+  const clock = opts.clock ?? Date.now;
+  const log = opts.log ?? silentLogger;
+  const truthFile = settings.truthFile || join(opts.dataDir, 'devnet', 'ground-truth.json');
+  mkdirSync(dirname(truthFile), { recursive: true });
+  // The genesis is a day before the first backfilled day, so deployment and setup precede it.
+  const genesis = (Math.floor(clock() / 86_400_000) - settings.backfillDays - 1) * 86_400;
+  const nodes: AnvilNode[] = [];
+  try {
+    nodes.push(
+      ...(await Promise.all(settings.chainIds.map((chainId) => startAnvil({ chainId, timestamp: genesis })))),
+    );
+    const compiled = compileContracts();
+    const specs: VaultSpec[] = Array.from({ length: settings.vaults }, (_, i) => defaultVaultSpec(i));
+    const deployed = await Promise.all(
+      nodes.map((n) => deployVaultSystem(n.rpcUrl, { vaults: specs, compiled })),
+    );
+    const addresses = deployed[0];
+    const simulator = await createSimulator({
+      chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })),
+      addresses,
+      specs,
+      backfillDays: settings.backfillDays,
+      seed: settings.seed,
+      truthFile,
+      reorgAtTick: settings.reorgAtTick,
+      reorgHoldMs: settings.reorgHoldSeconds * 1000,
+      clock,
+      log,
+    });
+    await simulator.backfill();
+    if (settings.liveIntervalMs > 0) simulator.startLive(settings.liveIntervalMs);
+    log.info(
+      { chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })), truthFile },
+      'devnet: running',
+    );
+    return {
+      chains: nodes.map((n) => chainEntry(n, addresses)),
+      vaults: specs.map((spec, i) => vaultEntry(spec, i, addresses, settings.chainIds)),
+      addresses,
+      truthFile,
+      simulator,
+      async stop() {
+        await simulator.stop();
+        await Promise.all(nodes.map((n) => n.stop()));
+      },
+    };
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw err;
+  }
+}
+
+function chainEntry(node: AnvilNode, a: DevnetAddresses): DevnetChainEntry {
+  return {
+    chainId: node.chainId,
+    name: CHAIN_NAMES[node.chainId]?.name ?? `devnet-${node.chainId}`,
+    rpcUrls: [node.rpcUrl],
+    // Shallow, so an ingester sees the simulator's reorg before the blocks are final.
+    confirmations: 2,
+    startBlock: 0,
+    pollIntervalMs: 1_000,
+    operatorRegistry: a.operatorRegistry,
+    redeemOperator: a.redeemOperator,
+    multicall3: a.multicall3,
+  };
+}
+
+/** The registry entry of vault `i`; the teller named is the Veda one for even vaults, the Nucleus one for odd. */
+function vaultEntry(spec: VaultSpec, i: number, a: DevnetAddresses, chainIds: number[]): DevnetVaultEntry {
+  const v = a.vaults[i];
+  const chain = Object.fromEntries(
+    chainIds
+      .filter((id) => CHAIN_NAMES[id])
+      .map((id) => [CHAIN_NAMES[id].key, { startBlock: 0, accountantType: 'legacy' }]),
+  );
+  return {
+    slug: spec.symbol.toLowerCase(),
+    name: spec.name,
+    symbol: spec.symbol,
+    vaultType: 'boringNest',
+    vaultAddress: v.share,
+    accountantAddress: v.accountant,
+    authorityAddress: v.authority,
+    tellerContractAddress: i % 2 === 0 ? v.tellerVeda : v.tellerNucleus,
+    coreShareOftAddress: i === 0 ? a.oft : '',
+    coreVaults: [
+      {
+        coreVaultAddress: v.nestVault,
+        asset: 'USDC',
+        chainAssets: chainIds.map((chainId) => ({ chainId, assetAddress: a.asset })),
+      },
+    ],
+    coreComposers: i === 0 ? [{ asset: 'USDC', composerAddress: a.composer, assetAddress: a.asset }] : [],
+    decimals: 6,
+    chain,
+    chainIds,
+    liquidAssets: chainIds.map((chainId) => ({
+      contractAddress: a.asset,
+      symbol: 'USDC',
+      decimals: 6,
+      chainId,
+    })),
+  };
+}

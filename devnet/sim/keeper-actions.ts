@@ -1,0 +1,261 @@
+/**
+ * Simulator actions of the operators: the queue solver, the NestVault keeper and
+ * the RedeemOperator, rate updates (one of which pauses), fee claims, role and
+ * operator changes, the mint flow, and the one-off setup after deployment.
+ */
+import type { Hex } from 'viem';
+import {
+  accountantAbi,
+  atomicQueueNucleusAbi,
+  atomicQueueVedaAbi,
+  mockUsdcAbi,
+  nestVaultAbi,
+  operatorRegistryAbi,
+  redeemOperatorAbi,
+  relayerAbi,
+  rolesAuthorityAbi,
+  tellerVedaAbi,
+} from '../abis.ts';
+import type { SentTx } from './chain.ts';
+import { FEE, FEE_RATES, feeOf, ONE, type SimContext, type VaultState } from './context.ts';
+
+/** Role ids the simulator grants and revokes (the Nest numbering, reference section 7). */
+const ROLES = [1, 2, 4, 5, 6, 11, 14];
+/** Solana's LayerZero endpoint id: where the mint flow sends shares. */
+const SOLANA_EID = 30168;
+
+/** Sets the NestVault fees and grants the deployer its roles: SetFee and UserRoleUpdated history from day one. */
+export async function setupVault(ctx: SimContext, v: VaultState): Promise<void> {
+  for (const [kind, id] of Object.entries(FEE) as [keyof typeof FEE, number][])
+    await ctx.chain.send(ctx.deployer, v.addrs.nestVault, nestVaultAbi, 'setFee', [id, FEE_RATES[kind]]);
+  for (const role of [0, 4, 5]) {
+    const tx = await ctx.chain.send(ctx.deployer, v.addrs.authority, rolesAuthorityAbi, 'setUserRole', [
+      ctx.deployer.address,
+      role,
+      true,
+    ]);
+    ctx.truth.role({
+      chainId: ctx.chain.chainId,
+      share: v.addrs.share,
+      authority: v.addrs.authority,
+      user: ctx.deployer.address,
+      role,
+      enabled: true,
+    });
+    ctx.truth.did('roleChange', tx.timestamp);
+  }
+}
+
+/**
+ * The daily rate update (+0 to +0.04%), or with `pause` a +10% jump that the
+ * accountant takes but pauses on (no Paused event). A paused accountant is
+ * unpaused first. Skipped within the minimum delay, which would pause it.
+ */
+export async function updateRate(ctx: SimContext, v: VaultState, pause = false): Promise<void> {
+  if (ctx.now() < v.lastRateUpdate + v.spec.minimumUpdateDelaySeconds + 1) return;
+  if (v.paused) {
+    const tx = await ctx.chain.send(ctx.deployer, v.addrs.accountant, accountantAbi, 'unpause');
+    v.paused = false;
+    const open = ctx.truth.pauses.find(
+      (p) => p.chainId === ctx.chain.chainId && p.share === v.addrs.share && !p.unpausedAt,
+    );
+    if (open) open.unpausedAt = tx.timestamp;
+  }
+  const rate = pause ? (v.rate * 110n) / 100n : v.rate + (v.rate * BigInt(ctx.rng.int(0, 40))) / 100_000n;
+  const tx = await ctx.chain.send(ctx.deployer, v.addrs.accountant, accountantAbi, 'updateExchangeRate', [
+    rate,
+  ]);
+  v.rate = rate;
+  v.lastRateUpdate = tx.timestamp;
+  ctx.truth.rate(ctx.chain.chainId, v.addrs.share, tx.timestamp, rate);
+  if (pause) {
+    v.paused = true;
+    ctx.truth.pauses.push({
+      chainId: ctx.chain.chainId,
+      share: v.addrs.share,
+      at: tx.timestamp,
+      rate: rate.toString(),
+    });
+  }
+  ctx.truth.did(pause ? 'rateUpdatePausing' : 'rateUpdate', tx.timestamp);
+}
+
+/** Solves each open, unexpired request with probability `p` (the rest wait, and may expire). */
+export async function solveRequests(ctx: SimContext, p: number): Promise<void> {
+  const chainId = ctx.chain.chainId;
+  for (const r of ctx.truth.atomicRequests) {
+    if (r.chainId !== chainId || r.state !== 'open' || r.deadline <= ctx.now() + 60 || !ctx.rng.chance(p))
+      continue;
+    const amount = BigInt(r.amount);
+    // A holder who moved shares away since the request cannot be filled: it stays open and expires.
+    if (ctx.truth.balanceOf(chainId, r.share, r.user) < amount) continue;
+    const want = (BigInt(r.atomicPrice) * amount) / ONE;
+    await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'mint', [ctx.deployer.address, want]);
+    await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'approve', [r.queue, want]);
+    const abi = r.family === 'veda' ? atomicQueueVedaAbi : atomicQueueNucleusAbi;
+    const tx = await ctx.chain.send(ctx.deployer, r.queue, abi, 'solve', [
+      r.share,
+      r.want,
+      [r.user],
+      '0x',
+      ctx.deployer.address,
+    ]);
+    ctx.truth.move(chainId, r.share, r.user, ctx.deployer.address, amount);
+    Object.assign(r, { state: 'fulfilled', fulfilledAt: tx.timestamp, wantReceived: want.toString() });
+    ctx.truth.did('queueSolve', tx.timestamp);
+    await redeemSolverShares(ctx, r.share, amount);
+  }
+}
+
+/** The solver redeems what it bought through the teller's bulkWithdraw (BulkWithdraw + Exit), topping the vault up first. */
+async function redeemSolverShares(ctx: SimContext, share: `0x${string}`, shares: bigint): Promise<void> {
+  const v = ctx.vaults.find((x) => x.addrs.share === share);
+  if (!v) return;
+  const assets = (shares * v.rate) / ONE;
+  await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'mint', [share, assets]);
+  const tx = await ctx.chain.send(ctx.deployer, v.addrs.tellerVeda, tellerVedaAbi, 'bulkWithdraw', [
+    ctx.addrs.asset,
+    shares,
+    0n,
+    ctx.deployer.address,
+  ]);
+  ctx.truth.move(ctx.chain.chainId, share, ctx.deployer.address, null, shares);
+  ctx.truth.did('bulkWithdraw', tx.timestamp);
+}
+
+/** The keeper fulfils pending NestVault requests with probability `p` (the escrowed shares are burnt). */
+export async function fulfillRedemptions(ctx: SimContext, p: number): Promise<void> {
+  for (const r of ctx.truth.nestRedemptions) {
+    if (r.chainId !== ctx.chain.chainId || r.state !== 'pending' || !ctx.rng.chance(p)) continue;
+    const v = ctx.vaults.find((x) => x.addrs.nestVault === r.nestVault);
+    if (!v) continue;
+    const shares = BigInt(r.shares);
+    const assets = (shares * v.rate) / ONE;
+    const fee = feeOf('redemption', assets);
+    await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'mint', [r.nestVault, assets]);
+    const tx = await ctx.chain.send(ctx.deployer, r.nestVault, nestVaultAbi, 'fulfillRedeem', [
+      r.controller,
+      shares,
+    ]);
+    ctx.truth.move(ctx.chain.chainId, v.addrs.share, r.nestVault, null, shares);
+    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'redemption', fee);
+    Object.assign(r, { state: 'claimable', assets: (assets - fee).toString() });
+    ctx.truth.did('nestFulfill', tx.timestamp);
+  }
+}
+
+/** Claims fulfilled requests: through the RedeemOperator when the controller approved it on the registry, else by the controller. */
+export async function claimRedemptions(ctx: SimContext): Promise<void> {
+  for (const r of ctx.truth.nestRedemptions) {
+    if (r.chainId !== ctx.chain.chainId || r.state !== 'claimable') continue;
+    const holder = ctx.holders.find((h) => h.address === r.controller);
+    if (!holder) continue;
+    const viaOperator = ctx.truth.isOperator(ctx.chain.chainId, r.controller, ctx.addrs.redeemOperator);
+    const tx = viaOperator
+      ? await ctx.chain.send(ctx.deployer, ctx.addrs.redeemOperator, redeemOperatorAbi, 'redeem', [
+          r.nestVault,
+          r.controller,
+          BigInt(r.shares),
+        ])
+      : await ctx.chain.send(holder, r.nestVault, nestVaultAbi, 'redeem', [
+          BigInt(r.shares),
+          r.controller,
+          r.controller,
+        ]);
+    Object.assign(r, { state: 'claimed', claimedBy: viaOperator ? ctx.addrs.redeemOperator : r.controller });
+    ctx.truth.did(viaOperator ? 'nestClaimByOperator' : 'nestClaim', tx.timestamp);
+  }
+}
+
+/** Claims the accountant's fees owed (amount as the chain accrued it, from the FeesClaimed log) and the NestVault's fees. */
+export async function claimFees(ctx: SimContext, v: VaultState): Promise<void> {
+  const state = await ctx.chain.read<readonly unknown[]>(
+    v.addrs.accountant,
+    accountantAbi,
+    'accountantState',
+  );
+  if ((state[1] as bigint) > 0n) {
+    const tx = await ctx.chain.send(ctx.deployer, v.addrs.accountant, accountantAbi, 'claimFees', [
+      ctx.addrs.asset,
+    ]);
+    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantClaimed', state[1] as bigint);
+    ctx.truth.did('accountantFeesClaimed', tx.timestamp);
+  }
+  for (const id of Object.values(FEE)) {
+    const owed = await ctx.chain.read<bigint>(v.addrs.nestVault, nestVaultAbi, 'claimableFees', [id]);
+    if (owed === 0n) continue;
+    const tx = await ctx.chain.send(ctx.deployer, v.addrs.nestVault, nestVaultAbi, 'claimFees', [
+      id,
+      ctx.deployer.address,
+    ]);
+    ctx.truth.did('nestFeesClaimed', tx.timestamp);
+  }
+}
+
+/** Grants or revokes (the opposite of the current state) a random role of a random holder. */
+export async function roleChange(ctx: SimContext, v: VaultState): Promise<void> {
+  const user = ctx.rng.pick(ctx.holders).address;
+  const role = ctx.rng.pick(ROLES);
+  const has = await ctx.chain.read<boolean>(v.addrs.authority, rolesAuthorityAbi, 'doesUserHaveRole', [
+    user,
+    role,
+  ]);
+  const tx = await ctx.chain.send(ctx.deployer, v.addrs.authority, rolesAuthorityAbi, 'setUserRole', [
+    user,
+    role,
+    !has,
+  ]);
+  ctx.truth.role({
+    chainId: ctx.chain.chainId,
+    share: v.addrs.share,
+    authority: v.addrs.authority,
+    user,
+    role,
+    enabled: !has,
+  });
+  ctx.truth.did('roleChange', tx.timestamp);
+}
+
+/** A holder flips the RedeemOperator's approval on the registry (auto-claim on or off). */
+export async function operatorChange(ctx: SimContext): Promise<void> {
+  const who = ctx.rng.pick(ctx.holders);
+  const operator = ctx.addrs.redeemOperator;
+  const enabled = !ctx.truth.isOperator(ctx.chain.chainId, who.address, operator);
+  const tx = await ctx.chain.send(who, ctx.addrs.operatorRegistry, operatorRegistryAbi, 'setOperator', [
+    operator,
+    enabled,
+  ]);
+  ctx.truth.operator({ chainId: ctx.chain.chainId, controller: who.address, operator, enabled });
+  ctx.truth.did('operatorChange', tx.timestamp);
+}
+
+/** The Solana -> primary chain mint flow on vault 0: relay, composer deposit, OFT send (or, rarely, a refund). */
+export async function mintFlow(ctx: SimContext): Promise<SentTx> {
+  const v = ctx.vaults[0];
+  const nonce = `0x${ctx.rng
+    .int(1, 2 ** 31)
+    .toString(16)
+    .padStart(64, '0')}` as Hex;
+  const recipient = `0x${ctx.rng
+    .int(1, 2 ** 31)
+    .toString(16)
+    .padStart(64, '7')}` as Hex;
+  const assets = BigInt(ctx.rng.int(10, 5_000)) * ONE;
+  const refund = ctx.rng.chance(0.2);
+  const tx = await ctx.chain.send(ctx.deployer, ctx.addrs.relayer, relayerAbi, 'relay', [
+    nonce,
+    assets,
+    SOLANA_EID,
+    recipient,
+    refund,
+  ]);
+  if (!refund) {
+    const fee = feeOf('deposit', assets);
+    const shares = ((assets - fee) * ONE) / v.rate;
+    ctx.truth.move(ctx.chain.chainId, v.addrs.share, null, ctx.addrs.composer, shares);
+    ctx.truth.move(ctx.chain.chainId, v.addrs.share, ctx.addrs.composer, ctx.addrs.oft, shares);
+    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'deposit', fee);
+  }
+  ctx.truth.did(refund ? 'mintFlowRefunded' : 'mintFlow', tx.timestamp);
+  return tx;
+}

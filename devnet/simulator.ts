@@ -1,0 +1,265 @@
+/**
+ * The devnet's activity simulator (DESIGN section 9): on every chain, a backfill of
+ * whole UTC days written with time travel (each transaction stamped with its
+ * simulated time), then live ticks on the node's clock, with one reorg on the
+ * primary chain. Every chain gets its own seeded random stream, so a seed gives the
+ * same history whatever the interleaving. The ground truth is written after the
+ * backfill and after every live tick.
+ */
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
+import { accountantAbi, boringVaultAbi, mockUsdcAbi, tellerVedaAbi } from './abis.ts';
+import { anvilAccount } from './anvil.ts';
+import type { DevnetAddresses, VaultSpec } from './deploy.ts';
+import { bridgeOut, deliverBridged } from './sim/bridge-actions.ts';
+import { SimChain } from './sim/chain.ts';
+import { holderWithShares, part, type SimContext, type VaultState } from './sim/context.ts';
+import {
+  instantRedeem,
+  nestDeposit,
+  nestRequestRedeem,
+  queueRequest,
+  tellerDeposit,
+  transfer,
+} from './sim/holder-actions.ts';
+import {
+  claimFees,
+  claimRedemptions,
+  fulfillRedemptions,
+  mintFlow,
+  operatorChange,
+  roleChange,
+  setupVault,
+  solveRequests,
+  updateRate,
+} from './sim/keeper-actions.ts';
+import { Rng } from './sim/rng.ts';
+import { GroundTruth } from './sim/truth.ts';
+
+export interface SimulatorOptions {
+  /** The chains, primary first (the mint flow and the reorg happen there). */
+  chains: { chainId: number; rpcUrl: string }[];
+  addresses: DevnetAddresses;
+  specs: VaultSpec[];
+  /** Whole UTC days before today to write; the nodes' latest block must be older than their start. */
+  backfillDays: number;
+  seed: number;
+  /** Where the ground truth JSON goes. */
+  truthFile: string;
+  /** Live tick on which the primary chain reorgs (0 = never) and how long the orphaned blocks stay the head. */
+  reorgAtTick?: number;
+  reorgHoldMs?: number;
+  /** Milliseconds since the epoch. */
+  clock?: () => number;
+  log?: Logger;
+}
+
+export interface Simulator {
+  readonly truth: GroundTruth;
+  /** Writes the backfill days on every chain, then brings every chain to the clock's time. */
+  backfill(): Promise<void>;
+  /** One live round on every chain (the reorg happens on tick `reorgAtTick`). */
+  tick(): Promise<void>;
+  /** Ticks every `intervalMs` until `stop()`; a failed tick is logged and the next one runs. */
+  startLive(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
+const DAY = 86_400;
+/** Holders are anvil accounts 1..9 (0 is the deployer, solver and keeper). */
+const HOLDERS = Array.from({ length: 9 }, (_, i) => anvilAccount(i + 1));
+
+type Action = (ctx: SimContext, v: VaultState) => Promise<unknown>;
+const ACTIONS: [Action, number][] = [
+  [tellerDeposit, 3],
+  [nestDeposit, 2],
+  [transfer, 3],
+  [(c, v) => queueRequest(c, v, false), 1.5],
+  [(c, v) => queueRequest(c, v, true), 0.7],
+  [nestRequestRedeem, 1],
+  [instantRedeem, 0.7],
+  [roleChange, 0.5],
+  [(c) => operatorChange(c), 0.7],
+  [(c) => bridgeOut(c), 0.8],
+];
+const PRIMARY_ACTIONS: [Action, number][] = [...ACTIONS, [(c) => mintFlow(c), 0.7]];
+
+function pickAction(ctx: SimContext): Action {
+  const table = ctx.primary ? PRIMARY_ACTIONS : ACTIONS;
+  let r = ctx.rng.next() * table.reduce((s, [, w]) => s + w, 0);
+  for (const [a, w] of table) {
+    r -= w;
+    if (r < 0) return a;
+  }
+  return table[0][0];
+}
+
+async function randomActions(ctx: SimContext, n: number, timeOf?: (i: number) => number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    if (timeOf) ctx.chain.travelTo(timeOf(i));
+    await pickAction(ctx)(ctx, ctx.rng.pick(ctx.vaults));
+  }
+}
+
+/** One simulated UTC day on one chain starting at `day0` (Unix seconds). */
+async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): Promise<void> {
+  ctx.deliverBefore = day0;
+  ctx.chain.travelTo(day0 + 600);
+  for (const [i, v] of ctx.vaults.entries())
+    await updateRate(ctx, v, pauseToday && i === 1 % ctx.vaults.length);
+  const n = ctx.rng.int(6, 12);
+  await randomActions(ctx, n, (i) => day0 + 3_600 + Math.floor((i * 18 * 3_600) / n));
+  ctx.chain.travelTo(day0 + 20 * 3_600);
+  await solveRequests(ctx, 0.6);
+  await fulfillRedemptions(ctx, 0.7);
+  ctx.chain.travelTo(day0 + 22 * 3_600);
+  await claimRedemptions(ctx);
+  await deliverBridged(ctx);
+  if (Math.floor(day0 / DAY) % 7 === 6) for (const v of ctx.vaults) await claimFees(ctx, v);
+  ctx.truth.expire(ctx.chain.chainId, day0 + DAY);
+}
+
+/** Sends transactions that a reorg then discards (booked nowhere but in `reorgs`), and replaces them. */
+async function reorg(ctx: SimContext, holdMs: number, log: Logger): Promise<void> {
+  const id = await ctx.chain.snapshot();
+  const fork = await ctx.chain.pub.getBlockNumber();
+  const orphans = [];
+  const v = ctx.vaults[0];
+  const from = holderWithShares(ctx, v);
+  if (from) {
+    const to = HOLDERS.find((h) => h !== from) ?? from;
+    const amount = part(ctx.truth.balanceOf(ctx.chain.chainId, v.addrs.share, from.address), 50);
+    orphans.push(await ctx.chain.send(from, v.addrs.share, boringVaultAbi, 'transfer', [to.address, amount]));
+  }
+  const depositor = HOLDERS[0];
+  orphans.push(
+    await ctx.chain.send(depositor, ctx.addrs.asset, mockUsdcAbi, 'mint', [depositor.address, 1_000_000n]),
+  );
+  orphans.push(
+    await ctx.chain.send(depositor, ctx.addrs.asset, mockUsdcAbi, 'approve', [v.addrs.share, 1_000_000n]),
+  );
+  orphans.push(
+    await ctx.chain.send(depositor, v.addrs.tellerVeda, tellerVedaAbi, 'deposit', [
+      ctx.addrs.asset,
+      1_000_000n,
+      0n,
+    ]),
+  );
+  log.info(
+    { chainId: ctx.chain.chainId, fork: fork.toString(), blocks: orphans.length },
+    'devnet: blocks to be reorged out',
+  );
+  await new Promise((r) => setTimeout(r, holdMs));
+  await ctx.chain.revert(id);
+  // The replacement chain is longer than the orphaned one, so followers switch to it.
+  await randomActions(ctx, orphans.length + 2);
+  await tellerDeposit(ctx, v);
+  ctx.truth.reorgs.push({
+    chainId: ctx.chain.chainId,
+    forkBlock: fork.toString(),
+    orphanedBlocks: orphans.map((o) => o.blockHash),
+    orphanedTxs: orphans.map((o) => o.hash),
+    at: ctx.chain.now(),
+  });
+  ctx.truth.did('reorg', ctx.chain.now());
+}
+
+/** Builds the per-chain contexts (reading each accountant's deployment-time state) and the simulator. */
+export async function createSimulator(opts: SimulatorOptions): Promise<Simulator> {
+  const clock = opts.clock ?? Date.now;
+  const log = opts.log ?? silentLogger;
+  const truth = new GroundTruth(
+    opts.seed,
+    opts.chains.map((c) => c.chainId),
+    opts.addresses,
+  );
+  const contexts: SimContext[] = [];
+  for (const [i, c] of opts.chains.entries()) {
+    const chain = new SimChain(c.chainId, c.rpcUrl, clock);
+    const vaults: VaultState[] = [];
+    for (const [vi, spec] of opts.specs.entries()) {
+      const addrs = opts.addresses.vaults[vi];
+      const state = await chain.read<readonly unknown[]>(addrs.accountant, accountantAbi, 'accountantState');
+      vaults.push({
+        spec,
+        addrs,
+        rate: state[3] as bigint,
+        lastRateUpdate: Number(state[6]),
+        paused: state[7] as boolean,
+      });
+    }
+    contexts.push({
+      chain,
+      primary: i === 0,
+      deliverBefore: 0,
+      chainIds: opts.chains.map((x) => x.chainId),
+      addrs: opts.addresses,
+      truth,
+      rng: new Rng(opts.seed * 1_000_003 + c.chainId),
+      deployer: anvilAccount(0),
+      holders: HOLDERS,
+      vaults,
+      now: () => chain.now(),
+    });
+  }
+  let ticks = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const tick = async () => {
+    ticks++;
+    const tickStart = Math.floor(clock() / 1000);
+    await Promise.all(
+      contexts.map(async (ctx) => {
+        ctx.deliverBefore = tickStart;
+        if (ctx.primary && ticks === opts.reorgAtTick) await reorg(ctx, opts.reorgHoldMs ?? 8_000, log);
+        for (const v of ctx.vaults) await updateRate(ctx, v);
+        await randomActions(ctx, ctx.rng.int(1, 3));
+        await solveRequests(ctx, 0.3);
+        await fulfillRedemptions(ctx, 0.3);
+        await claimRedemptions(ctx);
+        await deliverBridged(ctx);
+        ctx.truth.expire(ctx.chain.chainId, ctx.chain.now());
+      }),
+    );
+    truth.write(opts.truthFile);
+  };
+
+  return {
+    truth,
+    async backfill() {
+      const today = Math.floor(clock() / 1000 / DAY) * DAY;
+      const first = today - opts.backfillDays * DAY;
+      const pauseDay = first + Math.floor((opts.backfillDays * 2) / 3) * DAY;
+      await Promise.all(
+        contexts.map(async (ctx) => {
+          ctx.chain.travelTo(first - 3_600);
+          for (const v of ctx.vaults) await setupVault(ctx, v);
+          for (let day0 = first; day0 < today; day0 += DAY)
+            await simulateDay(ctx, day0, ctx.primary && day0 === pauseDay);
+          await ctx.chain.goLive(Math.floor(clock() / 1000));
+        }),
+      );
+      truth.write(opts.truthFile);
+      log.info({ days: opts.backfillDays, actions: truth.toJSON().actions }, 'devnet: backfill written');
+    },
+    tick,
+    startLive(intervalMs) {
+      const loop = () => {
+        if (stopped) return;
+        running = tick()
+          .catch((err: unknown) => log.error({ err: String(err) }, 'devnet: simulator tick failed'))
+          .finally(() => {
+            if (!stopped) timer = setTimeout(loop, intervalMs);
+          });
+      };
+      timer = setTimeout(loop, intervalMs);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
