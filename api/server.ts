@@ -13,6 +13,7 @@ import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
 import { HANDLERS } from './handlers/index.ts';
+import type { HandlerDeps } from './handlers/types.ts';
 import { ENDPOINTS } from './http/endpoints.ts';
 import { createHttpKit } from './http/kit.ts';
 import { pipelineStatus } from './status.ts';
@@ -26,6 +27,10 @@ export interface ApiDeps {
   dataVersion: () => number | string;
   bus?: { bus: Bus; groupId: string; topics: string[] };
   log?: Logger;
+  /** Ingesters' progress (backfill per chain, Solana followers) for `/status`. */
+  ingestProgress?: () => Record<string, unknown>;
+  /** The mint-flow tracker, for on-demand lookups of unknown signatures. */
+  mintFlow?: HandlerDeps['mintFlow'];
   /** True once migrations ran (and, with ingesters, chains caught up). */
   ready: () => boolean;
 }
@@ -36,7 +41,14 @@ export function createApp(deps: ApiDeps): Koa {
   const log = deps.log ?? silentLogger;
   const clock = deps.clock ?? Date.now;
   const kit = createHttpKit({ api: deps.config.api, version: deps.dataVersion, log, clock });
-  const handlerDeps = { store: deps.store, config: deps.config, kit, clock, log };
+  const handlerDeps: HandlerDeps = {
+    store: deps.store,
+    config: deps.config,
+    kit,
+    clock,
+    log,
+    mintFlow: deps.mintFlow,
+  };
   for (const e of ENDPOINTS) {
     const handler = HANDLERS[e.key];
     if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, handlerDeps));
@@ -56,7 +68,7 @@ export function createApp(deps: ApiDeps): Koa {
     ctx.body = await registry.metrics();
   });
   router.get('/status', async (ctx) => {
-    ctx.body = await pipelineStatus(deps.store, deps.bus);
+    ctx.body = { ...(await pipelineStatus(deps.store, deps.bus)), ingest: deps.ingestProgress?.() ?? null };
   });
   app.use(router.routes()).use(router.allowedMethods());
   return app;

@@ -19,6 +19,8 @@ export interface HandlerDeps {
   /** Milliseconds since the epoch; injectable so time-relative defaults are testable. */
   clock: () => number;
   log: Logger;
+  /** On-demand mint-flow lookup of an unknown signature (the tracker); absent = unknown is 404. */
+  mintFlow?: { lookup(signature: string): Promise<'tracked' | 'not_flow'> };
 }
 
 /** Handles one endpoint: validates its inputs (api/http/params.ts) and answers. */
