@@ -61,6 +61,8 @@ console.table(
     'end-to-end s': r.endToEndSeconds.toFixed(1),
     'events/s': r.eventsPerSecond,
     'peak RSS MB': r.peakRssMb,
+    // Every thread of the process (chDB's too): steadier than wall time on a shared machine.
+    'CPU s': r.cpuSeconds.toFixed(1),
   })),
 );
 mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });

@@ -15,6 +15,7 @@ import { fingerprintBytes } from './fingerprint.ts';
 import type { SchemaRegistryClient } from './registry-client.ts';
 
 const AVRO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'avro');
+const SOE_MAGIC = Buffer.from([0xc3, 0x01]);
 
 interface SchemaVersion {
   family: FamilyName;
@@ -22,6 +23,8 @@ interface SchemaVersion {
   type: avro.Type;
   canonical: string;
   fingerprint: Buffer;
+  /** The single-object encoding header: the magic bytes and the fingerprint. */
+  soeHead: Buffer;
 }
 
 /** Every schema version in `schemas/avro`, newest last per family. */
@@ -34,14 +37,14 @@ export function loadSchemas(dir = AVRO_DIR): Map<FamilyName, SchemaVersion[]> {
     const type = avro.Type.forSchema(JSON.parse(readFileSync(join(dir, file), 'utf8')));
     const canonical = JSON.stringify(type.schema());
     const list = out.get(family) ?? [];
-    list.push({ family, version: Number(m[2]), type, canonical, fingerprint: fingerprintBytes(canonical) });
+    const fingerprint = fingerprintBytes(canonical);
+    const soeHead = Buffer.concat([SOE_MAGIC, fingerprint]);
+    list.push({ family, version: Number(m[2]), type, canonical, fingerprint, soeHead });
     out.set(family, list);
   }
   for (const list of out.values()) list.sort((a, b) => a.version - b.version);
   return out;
 }
-
-const SOE_MAGIC = Buffer.from([0xc3, 0x01]);
 
 export class EventCodec {
   private readonly versions: Map<FamilyName, SchemaVersion[]>;
@@ -49,6 +52,8 @@ export class EventCodec {
   private readonly resolvers = new WeakMap<avro.Type, Map<avro.Type, avro.Resolver>>();
   private readonly registryResolved = new Map<number, avro.Type>();
   private readonly registryTypes = new Map<number, Promise<avro.Type>>();
+  /** Where records are encoded before being copied out (grows to the largest record). */
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   constructor(
     private readonly registry?: SchemaRegistryClient,
@@ -71,30 +76,38 @@ export class EventCodec {
   async encode(family: FamilyName, record: unknown, version?: number): Promise<Buffer> {
     if (!this.registry) return this.encodeSync(family, record, version);
     const v = version === undefined ? this.latest(family) : this.version(family, version);
-    const body = this.body(family, v, record);
     const id = await this.registry.register(this.subjectFor(family), v.canonical);
     const head = Buffer.alloc(5);
     head.writeUInt32BE(id, 1);
-    return Buffer.concat([head, body]);
+    return this.framed(family, v, head, record);
   }
 
   /** Single-object encoding without a round trip (no schema registry configured). */
   encodeSync(family: FamilyName, record: unknown, version?: number): Buffer {
     const v = version === undefined ? this.latest(family) : this.version(family, version);
-    return Buffer.concat([SOE_MAGIC, v.fingerprint, this.body(family, v, record)]);
+    return this.framed(family, v, v.soeHead, record);
   }
 
-  private body(family: FamilyName, v: SchemaVersion, record: unknown): Buffer {
-    try {
-      return v.type.toBuffer(record);
-    } catch (cause) {
-      throw new VaultstreamError(
-        'VALIDATION_FAILED',
-        `record does not fit ${family}.v${v.version}: ${String(cause)}`,
-        {
-          cause,
-        },
-      );
+  /**
+   * `head` followed by the record's Avro body, in one buffer: the body is written after the head
+   * in a reused scratch buffer and copied out once (toBuffer + concat allocated and copied twice).
+   */
+  private framed(family: FamilyName, v: SchemaVersion, head: Buffer, record: unknown): Buffer {
+    for (;;) {
+      head.copy(this.scratch, 0);
+      let end: number;
+      try {
+        end = v.type.encode(record, this.scratch, head.length);
+      } catch (cause) {
+        throw new VaultstreamError(
+          'VALIDATION_FAILED',
+          `record does not fit ${family}.v${v.version}: ${String(cause)}`,
+          { cause },
+        );
+      }
+      if (end >= 0) return Buffer.from(this.scratch.subarray(0, end));
+      // Too small: `end` is minus the bytes missing.
+      this.scratch = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, this.scratch.length - end));
     }
   }
 

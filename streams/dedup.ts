@@ -20,18 +20,29 @@ export interface KeyRange {
 
 /** The (vault, chain) block ranges covering `rows`. */
 export function keyRanges(rows: Row[]): KeyRange[] {
-  const m = new Map<string, KeyRange>();
+  // Keyed by vault, then chain: no composite key string per row.
+  const byVault = new Map<string, Map<number, KeyRange>>();
+  const out: KeyRange[] = [];
   for (const r of rows) {
-    const k = `${r.vault}|${r.chain_id}`;
+    const vault = r.vault as string;
+    const chainId = r.chain_id as number;
     const b = r.block_number as number;
-    const cur = m.get(k);
-    if (!cur) m.set(k, { vault: r.vault as string, chainId: r.chain_id as number, from: b, to: b });
-    else {
+    let chains = byVault.get(vault);
+    if (!chains) {
+      chains = new Map();
+      byVault.set(vault, chains);
+    }
+    const cur = chains.get(chainId);
+    if (!cur) {
+      const range = { vault, chainId, from: b, to: b };
+      chains.set(chainId, range);
+      out.push(range);
+    } else {
       if (b < cur.from) cur.from = b;
       if (b > cur.to) cur.to = b;
     }
   }
-  return [...m.values()];
+  return out;
 }
 
 /**

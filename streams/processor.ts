@@ -35,8 +35,13 @@ export interface DecodeResult {
   dead: DeadLetterRecord[];
 }
 
-/** The bus message each decoded row came from (for dead letters of rows the store rejects). */
-const sources = new WeakMap<Row, ConsumedMessage>();
+/**
+ * The bus message a decoded row came from (for dead letters of rows the store rejects). A symbol
+ * key stays out of the row's columns (Object.keys) and, unlike a WeakMap entry per row, costs the
+ * garbage collector nothing extra.
+ */
+const SOURCE = Symbol('source');
+type SourcedRow = Row & { [SOURCE]?: ConsumedMessage };
 
 /** ClickHouse error codes that mean "this data cannot be stored", as opposed to "the store failed". */
 const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 190, 407]);
@@ -123,7 +128,7 @@ export class StreamProcessor extends EventEmitter {
         const parsed = schema.safeParse(rec);
         if (parsed.success) {
           const row = toRow(family, parsed.data);
-          sources.set(row, m);
+          (row as SourcedRow)[SOURCE] = m;
           out.rows.push(row);
           continue;
         }
@@ -169,7 +174,7 @@ export class StreamProcessor extends EventEmitter {
       return [];
     } catch (err) {
       if (!isDataError(err)) throw err;
-      const m = sources.get(rows[0]);
+      const m = (rows[0] as SourcedRow)[SOURCE];
       if (rows.length === 1 && m)
         return [this.deadLetter(batch, m, `rejected by the store: ${errorMessage(err)}`)];
       if (rows.length === 1) throw err;

@@ -15,19 +15,26 @@ const norm = (s: string) =>
 const iso = (ms: number) => new Date(ms).toISOString();
 const orNull = (s: string) => (s === '' ? null : s);
 
+const idOf = (chainId: number, blockHash: string, logIndex: number) => `${chainId}:${blockHash}:${logIndex}`;
+
 /** Natural identity of a chain event. */
 export function eventId(r: { chainId: number; blockHash: string; logIndex: number }): string {
-  return `${r.chainId}:${norm(r.blockHash)}:${r.logIndex}`;
+  return idOf(r.chainId, norm(r.blockHash), r.logIndex);
 }
 
+/**
+ * The columns every chain event's row starts with. Callers add their family's columns to it in
+ * place: a `{ ...chainCols(r), ... }` copy per event cost ~10x as much (bench: toRow was 5% of the CPU).
+ */
 function chainCols(
   r: R.TransferRecord | R.ActivityRecord | R.RateRecord | R.FeeRecord | R.RedemptionRecord | R.RoleRecord,
-) {
+): Row {
+  const blockHash = norm(r.blockHash);
   return {
-    event_id: eventId(r),
+    event_id: idOf(r.chainId, blockHash, r.logIndex),
     chain_id: r.chainId,
     block_number: r.blockNumber,
-    block_hash: norm(r.blockHash),
+    block_hash: blockHash,
     block_time: r.blockTimestamp,
     tx_hash: norm(r.txHash),
     log_index: r.logIndex,
@@ -97,75 +104,69 @@ export function toRow(family: FamilyName, rec: any): Row {
     }
     case 'transfers': {
       const r = rec as R.TransferRecord;
-      return {
-        ...chainCols(r),
-        token: norm(r.token),
-        from_address: norm(r.from),
-        to_address: norm(r.to),
-        amount: r.amount,
-      };
+      const row = chainCols(r);
+      row.token = norm(r.token);
+      row.from_address = norm(r.from);
+      row.to_address = norm(r.to);
+      row.amount = r.amount;
+      return row;
     }
     case 'activity': {
       const r = rec as R.ActivityRecord;
-      return {
-        ...chainCols(r),
-        kind: r.kind,
-        user: norm(r.user),
-        shares: r.shares,
-        shares_token: norm(r.sharesToken),
-        assets: r.assets,
-        assets_token: norm(r.assetsToken),
-        assets_decimals: r.assetsDecimals,
-      };
+      const row = chainCols(r);
+      row.kind = r.kind;
+      row.user = norm(r.user);
+      row.shares = r.shares;
+      row.shares_token = norm(r.sharesToken);
+      row.assets = r.assets;
+      row.assets_token = norm(r.assetsToken);
+      row.assets_decimals = r.assetsDecimals;
+      return row;
     }
     case 'rates': {
       const r = rec as R.RateRecord;
-      return {
-        ...chainCols(r),
-        accountant: norm(r.accountant),
-        rate: r.rate,
-        rate_decimals: r.rateDecimals,
-        source: r.source,
-        is_paused: r.isPaused ? 1 : 0,
-      };
+      const row = chainCols(r);
+      row.accountant = norm(r.accountant);
+      row.rate = r.rate;
+      row.rate_decimals = r.rateDecimals;
+      row.source = r.source;
+      row.is_paused = r.isPaused ? 1 : 0;
+      return row;
     }
     case 'fees': {
       const r = rec as R.FeeRecord;
-      return {
-        ...chainCols(r),
-        kind: r.kind,
-        token: norm(r.token),
-        amount: r.amount,
-        decimals: r.decimals,
-        usd_price: r.usdPrice,
-        usd_e18: usdE18(r.amount, r.decimals, r.usdPrice).toString(),
-      };
+      const row = chainCols(r);
+      row.kind = r.kind;
+      row.token = norm(r.token);
+      row.amount = r.amount;
+      row.decimals = r.decimals;
+      row.usd_price = r.usdPrice;
+      row.usd_e18 = usdE18(r.amount, r.decimals, r.usdPrice).toString();
+      return row;
     }
     case 'redemptions': {
       const r = rec as R.RedemptionRecord;
-      return {
-        ...chainCols(r),
-        queue: norm(r.queue),
-        kind: r.kind,
-        request_id: norm(r.requestId),
-        user: norm(r.user),
-        offer_token: norm(r.offerToken),
-        want_token: norm(r.wantToken),
-        amount: r.amount,
-        min_price: r.minPrice,
-        want_decimals: r.wantDecimals,
-        deadline: r.deadline,
-      };
+      const row = chainCols(r);
+      row.queue = norm(r.queue);
+      row.kind = r.kind;
+      row.request_id = norm(r.requestId);
+      row.user = norm(r.user);
+      row.offer_token = norm(r.offerToken);
+      row.want_token = norm(r.wantToken);
+      row.amount = r.amount;
+      row.min_price = r.minPrice;
+      row.want_decimals = r.wantDecimals;
+      row.deadline = r.deadline;
+      return row;
     }
     case 'roles': {
       const r = rec as R.RoleRecord;
-      return {
-        ...chainCols(r),
-        authority: norm(r.authority),
-        user: norm(r.user),
-        role: r.role,
-        enabled: r.enabled ? 1 : 0,
-      };
+      const row = chainCols(r);
+      row.authority = norm(r.authority);
+      row.user = norm(r.user);
+      row.role = r.role;
+      row.enabled = r.enabled ? 1 : 0;
+      return row;
     }
     case 'snapshots': {
       const r = rec as R.SnapshotRecord;

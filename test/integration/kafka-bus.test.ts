@@ -5,16 +5,36 @@
  * left waits for the mock's rebalance timer (session timeout - 1 s), hence the short session
  * timeout and the generous test timeouts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaBus } from '../../bus/kafka.ts';
+import { describe, expect, it } from 'vitest';
 import { partitionFor } from '../../bus/partition.ts';
-import type { Batch, BusMessage } from '../../bus/types.ts';
-import { kafkaToolchainProblem, type MockKafka, startMockKafka } from '../support/kafka-broker.ts';
+import type { Batch } from '../../bus/types.ts';
+import { kafkaToolchainProblem } from '../support/kafka-broker.ts';
+import {
+  decode,
+  deferred,
+  idOf,
+  keyed,
+  perPartition as perPartitionOf,
+  Received,
+  until,
+  useMockKafka,
+} from '../support/kafka-mock/fixture.ts';
 
 const PARTITIONS = 4;
-const ALL_TOPICS = ['vs.a', 'vs.b', 'vs.c', 'vs.retry', 'vs.crash', 'vs.zombie', 'vs.drain'];
+const ALL_TOPICS = [
+  'vs.a',
+  'vs.b',
+  'vs.c',
+  'vs.retry',
+  'vs.crash',
+  'vs.zombie',
+  'vs.drain',
+  'vs.small',
+  'vs.buffered',
+  'vs.rebalance',
+  'vs.stop',
+];
 const TEST_TIMEOUT = 90_000;
-const SESSION_TIMEOUT_MS = 6_000;
 
 const problem = kafkaToolchainProblem();
 const suite = problem ? describe.skip : describe;
@@ -22,56 +42,25 @@ const suiteName = problem
   ? `kafka mock broker unavailable: ${problem}`
   : 'KafkaBus on the librdkafka mock cluster';
 
-interface Payload {
-  t: string;
-  k: string;
-  s: number;
-}
-
-function message(t: string, k: string, s: number): BusMessage {
-  return { key: k, value: Buffer.from(JSON.stringify({ t, k, s })), headers: { 'x-seq': String(s) } };
-}
-
-function decode(value: Buffer): Payload {
-  return JSON.parse(value.toString('utf8')) as Payload;
-}
-
-/** n messages spread over `keys` keys, with a per-key sequence number. */
-function keyed(topic: string, n: number, keys: number): BusMessage[] {
-  const seq = new Map<string, number>();
-  return Array.from({ length: n }, (_, i) => {
-    const k = `${topic}-vault-${(i * 7) % keys}`;
-    const s = seq.get(k) ?? 0;
-    seq.set(k, s + 1);
-    return message(topic, k, s);
-  });
-}
-
-const id = (p: Payload) => `${p.t}|${p.k}|${p.s}`;
+const perPartition = (msgs: Parameters<typeof perPartitionOf>[0]) => perPartitionOf(msgs, PARTITIONS);
 
 suite(suiteName, () => {
-  let kafka: MockKafka;
-  const buses: KafkaBus[] = [];
-  const newBus = (opts: { maxRequestBytes?: number } = {}) => {
-    const bus = new KafkaBus({
-      brokers: kafka.brokers,
-      clientId: 'vaultstream-test',
-      partitions: PARTITIONS,
-      sessionTimeoutMs: SESSION_TIMEOUT_MS,
-      ...opts,
-    });
-    buses.push(bus);
-    return bus;
-  };
+  const { newBus } = useMockKafka({
+    topics: ALL_TOPICS,
+    partitions: PARTITIONS,
+    brokers: 3,
+    sessionTimeoutMs: 6_000,
+  });
 
-  beforeAll(async () => {
-    kafka = await startMockKafka({ topics: ALL_TOPICS, partitions: PARTITIONS, brokers: 3 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.allSettled(buses.map((b) => b.close()));
-    await kafka?.stop();
-  }, 60_000);
+  /**
+   * The group's committed offset per partition, from lag() (end minus committed); on these fresh
+   * topics offsets start at 0 and are dense, so each partition's end is its message count.
+   */
+  async function committedOffsets(groupId: string, topic: string, sent: Parameters<typeof perPartition>[0]) {
+    const ends = perPartition(sent);
+    const lag = (await newBus().lag(groupId, [topic]))[topic];
+    return ends.map((end, p) => BigInt(end - lag[p]));
+  }
 
   it(
     'delivers 10,000 keyed messages over 3 topics exactly once, in key order, on partitionFor(key)',
@@ -88,10 +77,9 @@ suite(suiteName, () => {
         for (let i = 0; i < mine.length; i += 1000) await bus.publish(t, mine.slice(i, i + 1000));
       }
 
-      const seen = new Map<string, number>();
+      const got = new Received();
       const order = new Map<string, number[]>();
       const badBatches: string[] = [];
-      let largest = 0;
       const sub = await bus.subscribe({
         groupId: 'g-all',
         topics,
@@ -99,15 +87,14 @@ suite(suiteName, () => {
         maxWaitMs: 100,
         handler: async (batch: Batch) => {
           const last = batch.messages[batch.messages.length - 1];
-          largest = Math.max(largest, batch.messages.length);
           if (batch.messages.length === 0 || batch.messages.length > 64) badBatches.push('size');
           if (batch.nextOffset !== last.offset + 1n) badBatches.push('nextOffset');
+          got.record(batch);
           for (const m of batch.messages) {
             const p = decode(m.value);
             if (p.t !== batch.topic || m.key !== p.k || m.headers?.['x-seq'] !== String(p.s))
               badBatches.push('content');
             if (batch.partition !== partitionFor(m.key, PARTITIONS)) badBatches.push(`partition of ${m.key}`);
-            seen.set(id(p), (seen.get(id(p)) ?? 0) + 1);
             const list = order.get(`${p.t}|${p.k}`) ?? [];
             list.push(p.s);
             order.set(`${p.t}|${p.k}`, list);
@@ -118,10 +105,10 @@ suite(suiteName, () => {
       await sub.stop();
 
       expect(badBatches).toEqual([]);
-      expect(largest).toBe(64); // fetched batches (~200 messages each here) were split at maxBatchSize
-      expect(seen.size).toBe(10_000);
-      expect([...seen.values()].every((n) => n === 1)).toBe(true);
-      for (const m of sent) expect(seen.has(id(decode(m.value)))).toBe(true);
+      expect(Math.max(...got.sizes)).toBe(64); // fetched batches (~200 messages each here) were split at maxBatchSize
+      expect(got.size).toBe(10_000);
+      expect(got.duplicates()).toEqual([]);
+      for (const m of sent) expect(got.has(idOf(m.value))).toBe(true);
       for (const [key, seqs] of order) {
         expect(seqs, key).toEqual(seqs.map((_, i) => i));
       }
@@ -141,7 +128,7 @@ suite(suiteName, () => {
       const attempts = new Map<string, number>(); // `${partition}@${firstOffset}` -> deliveries
       const failed: string[] = [];
       const errors: string[] = [];
-      const stored = new Map<string, number>();
+      const stored = new Received();
       const sub = await bus.subscribe({
         groupId: 'g-retry',
         topics: ['vs.retry'],
@@ -156,10 +143,7 @@ suite(suiteName, () => {
             failed.push(first);
             throw new Error(`injected failure at ${first}`);
           }
-          for (const m of batch.messages) {
-            const k = id(decode(m.value));
-            stored.set(k, (stored.get(k) ?? 0) + 1);
-          }
+          stored.record(batch);
         },
         onError: (err, batch) =>
           errors.push(`${batch.partition}@${batch.messages[0].offset}: ${String(err)}`),
@@ -174,7 +158,7 @@ suite(suiteName, () => {
         expect(attempts.get(f), f).toBe(2);
       }
       expect(stored.size).toBe(sent.length);
-      expect([...stored.values()].every((n) => n === 1)).toBe(true);
+      expect(stored.duplicates()).toEqual([]);
       expect((await bus.lag('g-retry', ['vs.retry']))['vs.retry']).toEqual([0, 0, 0, 0]);
     },
     TEST_TIMEOUT,
@@ -183,60 +167,73 @@ suite(suiteName, () => {
   it(
     'after a crash between handling and commit, a new consumer in the group gets the uncommitted messages only',
     async () => {
-      const producer = newBus();
       const sent = keyed('vs.crash', 1000, 50);
-      await producer.publish('vs.crash', sent);
+      await newBus().publish('vs.crash', sent);
 
-      // First consumer: stores batches; once 300 messages are stored, the next batch is stored
-      // but its handler never returns (the process "dies" before the commit).
-      const busA = newBus();
-      const committedByA = new Set<string>();
-      const hungBatch: string[] = [];
-      let crashed!: () => void;
-      const crash = new Promise<void>((resolve) => {
-        crashed = resolve;
-      });
-      const subA = await busA.subscribe({
+      // First consumer: once it has handled 300 messages, the next batch is stored but its handler
+      // never returns (the process "dies" before the commit). Two partitions are handled at once, so
+      // the other one may have a batch handled whose commit had not been sent yet: the crash loses
+      // that commit too. What A committed is therefore read from the group, not from its handler.
+      const handledA = new Received();
+      const hung = new Received();
+      const crash = deferred();
+      const subA = await newBus().subscribe({
         groupId: 'g-crash',
         topics: ['vs.crash'],
         maxBatchSize: 50,
         maxWaitMs: 100,
         handler: async (batch) => {
-          const ids = batch.messages.map((m) => id(decode(m.value)));
-          if (committedByA.size >= 300) {
-            hungBatch.push(...ids);
-            crashed();
-            return new Promise<void>(() => {});
-          }
-          for (const i of ids) committedByA.add(i);
+          if (handledA.size < 300) return handledA.record(batch);
+          if (hung.size === 0) hung.record(batch);
+          crash.resolve();
+          return new Promise<void>(() => {});
         },
       });
-      await crash;
+      await crash.promise;
       await subA.abort();
-      expect(hungBatch.length).toBeGreaterThan(0);
+      expect(hung.size).toBeGreaterThan(0);
+      const committed = await committedOffsets('g-crash', 'vs.crash', sent);
 
       // Second consumer, same group, fresh client.
-      const busB = newBus();
-      const deliveredB = new Map<string, number>();
-      const subB = await busB.subscribe({
+      const gotB = new Received();
+      const subB = await newBus().subscribe({
         groupId: 'g-crash',
         topics: ['vs.crash'],
         maxBatchSize: 50,
         maxWaitMs: 100,
-        handler: async (batch) => {
-          for (const m of batch.messages) {
-            const k = id(decode(m.value));
-            deliveredB.set(k, (deliveredB.get(k) ?? 0) + 1);
-          }
-        },
+        handler: async (batch) => gotB.record(batch),
       });
       await subB.drained();
       await subB.stop();
 
-      for (const k of committedByA) expect(deliveredB.has(k), `committed ${k} redelivered`).toBe(false);
-      for (const k of hungBatch) expect(deliveredB.get(k), `uncommitted ${k}`).toBe(1);
-      expect([...deliveredB.values()].every((n) => n === 1)).toBe(true);
-      expect(committedByA.size + deliveredB.size).toBe(sent.length);
+      const ends = perPartition(sent);
+      const belowCommit = (id: string, r: Received) => {
+        const at = r.at.get(id);
+        return at !== undefined && at.offset < committed[at.partition];
+      };
+      // The group committed a prefix of what A handled, and never the hung batch.
+      for (const [p, c] of committed.entries()) {
+        const handledBelow = [...handledA.at.values()].filter((a) => a.partition === p && a.offset < c);
+        expect(handledBelow.length, `partition ${p}: all of [0, ${c}) handled by A`).toBe(Number(c));
+      }
+      for (const id of hung.count.keys()) expect(belowCommit(id, hung), `hung ${id} committed`).toBe(false);
+      // A's handled-but-uncommitted messages: at most the one batch of the other partition in flight.
+      const lost = [...handledA.count.keys()].filter((id) => !belowCommit(id, handledA));
+      expect(lost.length).toBeLessThanOrEqual(50);
+      // B gets exactly the uncommitted messages, each once: the hung batch, any batch whose commit the
+      // crash lost, and everything A never handled; nothing A committed.
+      expect(gotB.duplicates()).toEqual([]);
+      const offsetsB = gotB.offsets(PARTITIONS);
+      for (let p = 0; p < PARTITIONS; p++) {
+        const expected = Array.from(
+          { length: ends[p] - Number(committed[p]) },
+          (_, i) => committed[p] + BigInt(i),
+        );
+        expect(offsetsB[p], `partition ${p} from ${committed[p]}`).toEqual(expected);
+      }
+      for (const id of hung.count.keys()) expect(gotB.count.get(id), `uncommitted ${id}`).toBe(1);
+      for (const id of lost) expect(gotB.count.get(id), `handled, uncommitted ${id}`).toBe(1);
+      expect(handledA.size - lost.length + gotB.size).toBe(sent.length);
     },
     TEST_TIMEOUT,
   );
@@ -248,63 +245,65 @@ suite(suiteName, () => {
       const sent = keyed('vs.zombie', 600, 40);
       await producer.publish('vs.zombie', sent);
 
-      const busA = newBus();
-      const storedByA = new Set<string>();
-      const hungBatch: string[] = [];
-      let hung!: () => void;
-      const hanging = new Promise<void>((resolve) => {
-        hung = resolve;
-      });
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let lateReturn!: () => void;
-      const returned = new Promise<void>((resolve) => {
-        lateReturn = resolve;
-      });
-      const subA = await busA.subscribe({
+      const handledA = new Received();
+      const hung = new Received();
+      const hanging = deferred();
+      const gate = deferred();
+      const returned = deferred();
+      const subA = await newBus().subscribe({
         groupId: 'g-zombie',
         topics: ['vs.zombie'],
         maxBatchSize: 50,
         maxWaitMs: 100,
         handler: async (batch) => {
-          if (storedByA.size >= 200 && hungBatch.length === 0) {
-            hungBatch.push(...batch.messages.map((m) => id(decode(m.value))));
-            hung();
-            await gate; // no heartbeats meanwhile: the coordinator evicts this member
-            lateReturn();
+          if (handledA.size >= 200 && hung.size === 0) {
+            hung.record(batch);
+            hanging.resolve();
+            await gate.promise; // no heartbeats meanwhile: the coordinator evicts this member
+            returned.resolve();
             return;
           }
-          // Batches a zombie handles after its eviction are not counted as stored-and-committed.
-          if (hungBatch.length === 0) for (const m of batch.messages) storedByA.add(id(decode(m.value)));
+          // While one worker hangs, the other keeps handling (and committing) other partitions'
+          // batches until the member is evicted; a commit that loses the race with the eviction is
+          // rejected and its batch goes to B, so what A committed is read from B's starting offsets.
+          handledA.record(batch);
         },
       });
-      await hanging;
+      await hanging.promise;
 
-      const busB = newBus();
-      const deliveredB = new Map<string, number>();
-      const subB = await busB.subscribe({
+      const gotB = new Received();
+      const subB = await newBus().subscribe({
         groupId: 'g-zombie',
         topics: ['vs.zombie'],
         maxBatchSize: 50,
         maxWaitMs: 100,
-        handler: async (batch) => {
-          for (const m of batch.messages) {
-            const k = id(decode(m.value));
-            deliveredB.set(k, (deliveredB.get(k) ?? 0) + 1);
-          }
-        },
+        handler: async (batch) => gotB.record(batch),
       });
       await subB.drained();
-      for (const k of storedByA) expect(deliveredB.has(k), `committed ${k} redelivered`).toBe(false);
-      for (const k of hungBatch) expect(deliveredB.get(k), `uncommitted ${k}`).toBe(1);
-      expect(storedByA.size + deliveredB.size).toBe(sent.length);
+
+      // B got, on every partition, one contiguous run up to the end, each message once; below it,
+      // A handled everything (the group's committed offset when B took over).
+      const ends = perPartition(sent);
+      const offsetsB = gotB.offsets(PARTITIONS);
+      expect(gotB.duplicates()).toEqual([]);
+      const handedOver: bigint[] = [];
+      for (let p = 0; p < PARTITIONS; p++) {
+        const from = BigInt(ends[p] - offsetsB[p].length);
+        handedOver.push(from);
+        expect(offsetsB[p], `partition ${p}`).toEqual(offsetsB[p].map((_, i) => from + BigInt(i)));
+        const handledBelow = [...handledA.at.values()].filter((a) => a.partition === p && a.offset < from);
+        expect(handledBelow.length, `partition ${p}: all of [0, ${from}) handled by A`).toBe(Number(from));
+      }
+      // The hung batch was never committed: its partition was handed over at its first offset.
+      const [hungAt] = hung.at.values();
+      const hungFirst = hung.offsets(PARTITIONS)[hungAt.partition][0];
+      expect(handedOver[hungAt.partition]).toBe(hungFirst);
+      for (const id of hung.count.keys()) expect(gotB.count.get(id), `uncommitted ${id}`).toBe(1);
       expect(await producer.lag('g-zombie', ['vs.zombie'])).toEqual({ 'vs.zombie': [0, 0, 0, 0] });
 
       // The zombie finishes its batch; its commit (stale member) must not move the group's offsets back.
-      release();
-      await returned;
+      gate.resolve();
+      await returned.promise;
       await new Promise((r) => setTimeout(r, 1500));
       expect(await producer.lag('g-zombie', ['vs.zombie'])).toEqual({ 'vs.zombie': [0, 0, 0, 0] });
       await Promise.all([subA.stop(), subB.stop()]);
@@ -318,19 +317,10 @@ suite(suiteName, () => {
       const bus = newBus();
       const first = keyed('vs.drain', 400, 30);
       await bus.publish('vs.drain', first);
-      const perPartition = (msgs: BusMessage[]) => {
-        const counts = Array<number>(PARTITIONS).fill(0);
-        for (const m of msgs) counts[partitionFor(m.key, PARTITIONS)]++;
-        return counts;
-      };
-
       // Nothing committed yet: lag is the whole partition.
       expect(await bus.lag('g-drain', ['vs.drain'])).toEqual({ 'vs.drain': perPartition(first) });
 
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
+      const gate = deferred();
       let handled = 0;
       const sub = await bus.subscribe({
         groupId: 'g-drain',
@@ -338,7 +328,7 @@ suite(suiteName, () => {
         maxBatchSize: 100,
         maxWaitMs: 100,
         handler: async (batch) => {
-          await gate;
+          await gate.promise;
           handled += batch.messages.length;
         },
       });
@@ -349,7 +339,7 @@ suite(suiteName, () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(drained).toBe(false);
       expect(handled).toBe(0);
-      open();
+      gate.resolve();
       await waiting;
       expect(handled).toBe(400);
       expect(await bus.lag('g-drain', ['vs.drain'])).toEqual({ 'vs.drain': [0, 0, 0, 0] });
@@ -360,6 +350,181 @@ suite(suiteName, () => {
       await bus.publish('vs.drain', more);
       expect(await bus.lag('g-drain', ['vs.drain'])).toEqual({ 'vs.drain': perPartition(more) });
       await expect(sub.drained()).rejects.toThrow(/stopped before it drained/);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'accumulates many small producer sends into few large batches, exactly once and in key order',
+    async () => {
+      const bus = newBus();
+      const sent = keyed('vs.small', 10_000, 40);
+      // 50 sends: every fetch of the mock broker returns one of them (~50 messages) per partition,
+      // and ~2,500 messages per partition need all 50 fetches.
+      for (let i = 0; i < sent.length; i += 200) await bus.publish('vs.small', sent.slice(i, i + 200));
+
+      const got = new Received();
+      const order = new Map<string, number[]>();
+      const sub = await bus.subscribe({
+        groupId: 'g-small',
+        topics: ['vs.small'],
+        maxBatchSize: 5000,
+        maxWaitMs: 500,
+        handler: async (batch) => {
+          got.record(batch);
+          for (const m of batch.messages) {
+            const p = decode(m.value);
+            const list = order.get(p.k) ?? [];
+            list.push(p.s);
+            order.set(p.k, list);
+          }
+        },
+      });
+      await sub.drained();
+      await sub.stop();
+
+      expect(Math.max(...got.sizes)).toBeGreaterThan(1000);
+      expect(Math.max(...got.sizes)).toBeLessThanOrEqual(5000);
+      expect(got.sizes.length).toBeLessThan(50); // one batch per send and partition would be ~200
+      expect(got.size).toBe(sent.length);
+      expect(got.duplicates()).toEqual([]);
+      for (const [key, seqs] of order) expect(seqs, key).toEqual(seqs.map((_, i) => i));
+      expect((await bus.lag('g-small', ['vs.small']))['vs.small']).toEqual([0, 0, 0, 0]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'a crash with fetched but unhandled messages buffered commits none of them; the group redelivers them',
+    async () => {
+      const producer = newBus();
+      const sent = keyed('vs.buffered', 1030, 40);
+      for (let i = 0; i < sent.length; i += 103)
+        await producer.publish('vs.buffered', sent.slice(i, i + 103));
+      const counts = perPartition(sent);
+      const full = counts.map((c) => c - (c % 100));
+      const rest = counts.map((c) => c % 100);
+      expect(rest.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+
+      // A hands over full batches of 100 only: the window (60 s) never ends, so each partition's
+      // last partial batch stays buffered, fetched but not handled, until the crash.
+      const handledA = new Received();
+      const subA = await newBus().subscribe({
+        groupId: 'g-buffered',
+        topics: ['vs.buffered'],
+        maxBatchSize: 100,
+        maxWaitMs: 60_000,
+        handler: async (batch) => handledA.record(batch),
+      });
+      const expectedA = full.reduce((a, b) => a + b, 0);
+      await until('A to handle its full batches', () => handledA.size >= expectedA);
+      await new Promise((r) => setTimeout(r, 1000)); // fetching goes on; nothing more is handed over
+      expect(handledA.size).toBe(expectedA);
+      expect(handledA.sizes.every((n) => n === 100)).toBe(true);
+      expect((await producer.lag('g-buffered', ['vs.buffered']))['vs.buffered']).toEqual(rest);
+      await subA.abort();
+      expect((await producer.lag('g-buffered', ['vs.buffered']))['vs.buffered']).toEqual(rest);
+
+      const gotB = new Received();
+      const subB = await newBus().subscribe({
+        groupId: 'g-buffered',
+        topics: ['vs.buffered'],
+        maxBatchSize: 100,
+        maxWaitMs: 100,
+        handler: async (batch) => gotB.record(batch),
+      });
+      await subB.drained();
+      await subB.stop();
+
+      for (const k of handledA.count.keys()) expect(gotB.has(k), `committed ${k} redelivered`).toBe(false);
+      expect(gotB.duplicates()).toEqual([]);
+      expect(gotB.size).toBe(sent.length - expectedA);
+      expect(handledA.size + gotB.size).toBe(sent.length);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'stop() hands over the partial batches buffered and commits them',
+    async () => {
+      const bus = newBus();
+      const sent = keyed('vs.stop', 1030, 40);
+      await bus.publish('vs.stop', sent);
+      const counts = perPartition(sent);
+      const expectedFull = counts.reduce((a, c) => a + c - (c % 100), 0);
+      const handled = new Received();
+      const sub = await bus.subscribe({
+        groupId: 'g-stop',
+        topics: ['vs.stop'],
+        maxBatchSize: 100,
+        maxWaitMs: 60_000,
+        handler: async (batch) => handled.record(batch),
+      });
+      await until('the full batches', () => handled.size >= expectedFull);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(handled.size).toBe(expectedFull);
+      await sub.stop();
+
+      expect(handled.sizes.filter((n) => n < 100).length).toBe(counts.filter((c) => c % 100 > 0).length);
+      expect(handled.size).toBe(sent.length);
+      expect(handled.duplicates()).toEqual([]);
+      expect((await bus.lag('g-stop', ['vs.stop']))['vs.stop']).toEqual([0, 0, 0, 0]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'buffered messages are dropped on a rebalance and handed over by stop(); every message is handled once',
+    async () => {
+      const producer = newBus();
+      const sent = keyed('vs.rebalance', 1030, 40);
+      for (let i = 0; i < sent.length; i += 103)
+        await producer.publish('vs.rebalance', sent.slice(i, i + 103));
+      const full = perPartition(sent).map((c) => c - (c % 100));
+
+      const handled = new Map<string, string[]>(); // message -> consumers that handled it
+      const record = (who: string, batch: Batch) => {
+        for (const m of batch.messages) {
+          const k = idOf(m.value);
+          handled.set(k, [...(handled.get(k) ?? []), who]);
+        }
+      };
+      const sizesA: number[] = [];
+      let stoppingA = false;
+      const subA = await newBus().subscribe({
+        groupId: 'g-rebalance',
+        topics: ['vs.rebalance'],
+        maxBatchSize: 100,
+        maxWaitMs: 60_000,
+        handler: async (batch) => {
+          if (!stoppingA) sizesA.push(batch.messages.length);
+          record(stoppingA ? 'A stopping' : 'A', batch);
+        },
+      });
+      await until('A to handle its full batches', () => handled.size >= full.reduce((a, b) => a + b, 0));
+
+      // B joins: A rejoins and drops what it buffered; each partition restarts from its committed
+      // offset at its new owner. B hands partial batches over, A (60 s window) does not.
+      const subB = await newBus().subscribe({
+        groupId: 'g-rebalance',
+        topics: ['vs.rebalance'],
+        maxBatchSize: 100,
+        maxWaitMs: 100,
+        handler: async (batch) => record('B', batch),
+      });
+      await new Promise((r) => setTimeout(r, 1500));
+      // A hands over (and commits) the partial batches it buffered since the rebalance; B then gets
+      // A's partitions from the committed offsets.
+      stoppingA = true;
+      await subA.stop();
+      await subB.drained();
+      await subB.stop();
+
+      expect(sizesA.every((n) => n === 100)).toBe(true); // no partial batch before stop()
+      expect(handled.size).toBe(sent.length);
+      const twice = [...handled].filter(([, who]) => who.length !== 1);
+      expect(twice).toEqual([]);
+      expect((await producer.lag('g-rebalance', ['vs.rebalance']))['vs.rebalance']).toEqual([0, 0, 0, 0]);
     },
     TEST_TIMEOUT,
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../../ingest/replay.ts';
-import { stateChanges } from '../../streams/dedup.ts';
-import { eventId, scaleDecimal, usdE18 } from '../../streams/rows.ts';
+import { keyRanges, stateChanges } from '../../streams/dedup.ts';
+import { eventId, scaleDecimal, toRow, usdE18 } from '../../streams/rows.ts';
 
 describe('state-change deduplication', () => {
   const row = (id: string, removed: 0 | 1) => ({ event_id: id, removed });
@@ -26,7 +26,89 @@ describe('state-change deduplication', () => {
   });
 });
 
+describe('lookup ranges', () => {
+  it('covers each (vault, chain) from its lowest to its highest block, in order of first appearance', () => {
+    const r = (vault: string, chain_id: number, block_number: number) => ({ vault, chain_id, block_number });
+    const rows = [r('a', 1, 50), r('b', 1, 7), r('a', 2, 9), r('a', 1, 40), r('a', 1, 70), r('b', 1, 7)];
+    expect(keyRanges(rows)).toEqual([
+      { vault: 'a', chainId: 1, from: 40, to: 70 },
+      { vault: 'b', chainId: 1, from: 7, to: 7 },
+      { vault: 'a', chainId: 2, from: 9, to: 9 },
+    ]);
+  });
+});
+
 describe('row helpers', () => {
+  const hash = (c: string) => `0x${c.repeat(64)}`;
+  const addr = (c: string) => `0x${c.repeat(40)}`;
+  const chainEvent = {
+    chainId: 98866,
+    blockNumber: 1201,
+    blockHash: hash('A'),
+    blockTimestamp: 1759276800,
+    txHash: hash('C'),
+    logIndex: 3,
+    removed: true,
+    vault: 'nest-alpha',
+  };
+
+  it('maps a transfer to exactly its table columns, hex lower-cased, the amount untouched', () => {
+    const amount = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
+    const row = toRow('transfers', {
+      ...chainEvent,
+      token: addr('D'),
+      from: addr('e'),
+      to: addr('F'),
+      amount,
+    });
+    expect(row).toEqual({
+      event_id: `98866:${hash('a')}:3`,
+      chain_id: 98866,
+      block_number: 1201,
+      block_hash: hash('a'),
+      block_time: 1759276800,
+      tx_hash: hash('c'),
+      log_index: 3,
+      removed: 1,
+      vault: 'nest-alpha',
+      token: addr('d'),
+      from_address: addr('e'),
+      to_address: addr('f'),
+      amount,
+    });
+    expect(row.event_id).toBe(eventId(chainEvent));
+  });
+
+  it('maps a fee with its exact USD value', () => {
+    const row = toRow('fees', {
+      ...chainEvent,
+      removed: false,
+      kind: 'PLATFORM',
+      token: addr('A'),
+      amount: '2500000',
+      decimals: 6,
+      usdPrice: '0.9998',
+    });
+    expect(Object.keys(row)).toEqual([
+      'event_id',
+      'chain_id',
+      'block_number',
+      'block_hash',
+      'block_time',
+      'tx_hash',
+      'log_index',
+      'removed',
+      'vault',
+      'kind',
+      'token',
+      'amount',
+      'decimals',
+      'usd_price',
+      'usd_e18',
+    ]);
+    expect(row).toMatchObject({ removed: 0, token: addr('a'), usd_e18: '2499500000000000000' });
+  });
+
   it('builds event ids from chain, lower-cased block hash and log index', () => {
     expect(eventId({ chainId: 1, blockHash: '0xABcd', logIndex: 4 })).toBe('1:0xabcd:4');
   });
