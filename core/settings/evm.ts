@@ -8,6 +8,9 @@ import { z } from 'zod';
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
 
+/** The legacy Nucleus teller PredicateProxy (the same address on every chain, reference section 2). */
+export const LEGACY_PREDICATE_PROXY = '0x6104fe10ca937a086ba7AdbD0910A4733d380cB6';
+
 /** Extra per-chain fields, merged into `chains[]`. */
 export const chainExtrasShape = {
   /** Block explorer base URL (links are `<explorerUrl>/tx/<hash>`); empty = none. */
@@ -22,6 +25,17 @@ export const chainExtrasShape = {
   maxBlockRange: z.number().int().min(1).max(1_000_000).default(2000),
   /** Per-request RPC timeout. */
   requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+  /**
+   * AtomicQueue contracts of the chain. One queue serves every vault: a request's
+   * `offerToken` (the share) tells which vault it belongs to.
+   */
+  atomicQueues: z.array(address).default([]),
+  /**
+   * Deposit proxies that call `teller.deposit` and then transfer the shares on: a
+   * teller `Deposit` whose receiver is one of these takes its user from the share
+   * `Transfer(proxy -> user)` of the same transaction.
+   */
+  predicateProxies: z.array(address).default([LEGACY_PREDICATE_PROXY]),
 };
 
 /** `ingest`: how the EVM ingesters follow their chains. */
@@ -29,5 +43,15 @@ export const ingestSchema = z
   .object({
     /** State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary. */
     snapshotIntervalSeconds: z.number().int().min(1).max(86_400).default(300),
+    /** Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails. */
+    maxAttempts: z.number().int().min(1).max(20).default(5),
+    /** First retry delay of a failed RPC request; doubles on each attempt. */
+    backoffMs: z.number().int().min(1).max(60_000).default(250),
+    /** Longest retry delay. */
+    maxBackoffMs: z.number().int().min(1).max(600_000).default(10_000),
+    /** Block headers asked for in one JSON-RPC batch. */
+    headerBatchSize: z.number().int().min(1).max(1000).default(100),
+    /** Log backfill progress at most this often. */
+    progressLogIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
   })
   .prefault({});

@@ -8,8 +8,8 @@
  */
 import type { Config } from '../../core/config.ts';
 import type { BlockRecord, TransferRecord } from '../../schemas/records.ts';
+import type { CheckpointFile } from '../checkpoint.ts';
 import { openingTransfers, SOLANA_CHAIN_ID, transactionTransfers } from './balances.ts';
-import type { CheckpointFile } from './checkpoint.ts';
 import type { Publish } from './publish.ts';
 import { rpcError, type SolanaRpc } from './rpc.ts';
 import { signaturesSince } from './signatures.ts';

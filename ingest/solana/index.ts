@@ -4,13 +4,15 @@
  * after every retry) is published as a `source_errors` event and retried after the
  * poll interval; nothing here throws out of the loop.
  */
+
 import type { Bus } from '../../bus/types.ts';
 import type { Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
+import { checkpointFile } from '../checkpoint.ts';
+import { pause } from '../pause.ts';
 import { SOLANA_CHAIN_ID } from './balances.ts';
-import { checkpointFile } from './checkpoint.ts';
 import { Follower, type FollowerCheckpoint, type FollowerProgress } from './follower.ts';
 import { publisher, sourceError } from './publish.ts';
 import { createRpc } from './rpc.ts';
@@ -27,20 +29,6 @@ export interface SolanaIngest {
   /** Ends the loops after the round in flight. */
   stop(): Promise<void>;
   progress(): FollowerProgress[];
-}
-
-/** An interruptible wait: resolves after `ms` or as soon as `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /** Starts following every vault with a Solana mint; a no-op when `solana.rpcUrls` is empty. */

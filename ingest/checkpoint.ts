@@ -1,11 +1,11 @@
 /**
- * Durable checkpoints of the Solana ingesters: one small JSON file per stream under
+ * Durable checkpoints of the ingesters: one small JSON file per stream under
  * `<dataDir>/ingest/`, replaced atomically (write a temp file, fsync, rename, fsync
  * the directory) so a crash leaves either the old or the new checkpoint, never half.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { VaultstreamError } from '../../core/errors.ts';
+import { VaultstreamError } from '../core/errors.ts';
 
 export interface CheckpointFile<T> {
   /** The stored value, or undefined before the first save. */

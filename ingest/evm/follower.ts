@@ -1,0 +1,249 @@
+/**
+ * Follows one EVM chain: block ranges from the checkpoint to the head, each as
+ * logs + headers -> decoded events -> records, published, then checkpointed
+ * (`<dataDir>/ingest/evm-<chainId>.json`, replaced atomically). Blocks above
+ * `head - confirmations` stay in the checkpoint's `tip` with the records published
+ * for them (with the newest final block as the anchor to unwind to); a range whose first parent hash is not the tip's last hash, or a tip
+ * block no longer canonical, is a reorg: the orphaned blocks' records and headers are
+ * published again with `removed: true` (newest first) and ingestion resumes after
+ * the fork. A crash between publishing and checkpointing re-publishes the same
+ * records on restart (identical events, which the consumers drop); nothing is skipped.
+ */
+import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
+import type { Logger } from '../../core/log.ts';
+import type { CheckpointFile } from '../checkpoint.ts';
+import { erc20Views } from './abis.ts';
+import { accrue, type OwedMark } from './accrual.ts';
+import type { BlockHeader, ChainReader } from './chain.ts';
+import type { ChainContracts } from './contracts.ts';
+import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
+import { type Emitted, mapLogs } from './map.ts';
+import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
+import { takeSnapshot } from './snapshots.ts';
+
+/** An ingested block not yet final, with what was published for it. */
+export interface TipBlock extends BlockHeader {
+  events: Emitted[];
+}
+
+export interface ChainCheckpoint {
+  chainId: number;
+  /** The next block to ingest. */
+  next: number;
+  /** Ingested blocks above `head - confirmations`, oldest first; the newest ingested block is always kept. */
+  tip: TipBlock[];
+  owed: Record<string, OwedMark>;
+  /** Wall-clock time of the last periodic snapshot, ms. */
+  lastSnapshotAt: number;
+}
+
+export interface FollowerOptions {
+  contracts: ChainContracts;
+  reader: ChainReader;
+  publish: PublishEmitted;
+  checkpoint: CheckpointFile<ChainCheckpoint>;
+  log: Logger;
+  clock: () => number;
+  snapshotIntervalSeconds: number;
+  /** Told about a failed snapshot (the caller publishes a source error); the round goes on. */
+  onSnapshotError: (err: unknown) => void;
+  /** Told about a reorg deeper than the tip kept (its older records cannot be retracted). */
+  onDeepReorg: (orphanedFrom: number) => void;
+}
+
+/** What a round did. */
+export interface RoundResult {
+  /** Blocks ingested (0 when caught up). */
+  blocks: number;
+  events: number;
+  /** Blocks retracted by a reorg. */
+  retracted: number;
+}
+
+const DAY = 86_400;
+
+export class ChainFollower {
+  private state: ChainCheckpoint;
+  head = -1;
+  /** Decoded events with no family to publish into, by `role.event`. */
+  readonly unpublished = new Map<string, number>();
+  private readonly decimals = new Map<string, number>();
+  private readonly baseOf = new Map<string, string>();
+
+  constructor(private readonly o: FollowerOptions) {
+    const chain = o.contracts.chain;
+    this.state = o.checkpoint.load() ?? {
+      chainId: chain.chainId,
+      next: chain.startBlock,
+      tip: [],
+      owed: {},
+      lastSnapshotAt: 0,
+    };
+  }
+
+  /** The next block to ingest. */
+  get next(): number {
+    return this.state.next;
+  }
+
+  /** One step: a reorg check, or the next range up to the head. */
+  async round(): Promise<RoundResult> {
+    const { reader } = this.o;
+    this.head = await reader.head();
+    const last = this.state.tip.at(-1);
+    if (this.state.next > this.head) {
+      if (
+        last &&
+        (last.number > this.head || (await reader.headers(last.number, last.number))[0].hash !== last.hash)
+      )
+        return { blocks: 0, events: 0, retracted: await this.unwind() };
+      const before = this.state.lastSnapshotAt;
+      await this.maybeSnapshot(undefined);
+      if (this.state.lastSnapshotAt !== before) this.o.checkpoint.save(this.state);
+      return { blocks: 0, events: 0, retracted: 0 };
+    }
+    const from = this.state.next;
+    const { logs, to } = await reader.logs(from, Math.min(this.head, from + reader.sizer.size - 1));
+    const headers = await reader.headers(from, to);
+    if (last && headers[0].parentHash !== last.hash)
+      return { blocks: 0, events: 0, retracted: await this.unwind() };
+    const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
+    const moved =
+      headers.some((h, k) => k > 0 && h.parentHash !== headers[k - 1].hash) ||
+      logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
+    // The chain moved while the range was read: read it again rather than publish a mix of forks.
+    if (moved) return { blocks: 0, events: 0, retracted: 0 };
+    const decoded = this.decode(logs);
+    await this.readDecimals(decoded, to);
+    const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
+    const ctx = { contracts: this.o.contracts, blockTime: (n: number) => timeOf.get(n) as number };
+    // On a copy: if publishing fails, the retried range must see the marks as they were.
+    const owed = structuredClone(this.state.owed);
+    const accrual = await accrue(reader, ctx, decoded, owed, this.baseOf);
+    const mapped = mapLogs(
+      { ...ctx, decimals: this.decimals, pausedAfter: (a, n) => accrual.paused.get(`${a}:${n}`) ?? false },
+      decoded,
+    );
+    for (const [k, n] of mapped.unpublished) this.unpublished.set(k, (this.unpublished.get(k) ?? 0) + n);
+    const events = [...mapped.emitted, ...accrual.fees].sort(
+      (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
+    );
+    const chainId = this.o.contracts.chain.chainId;
+    await this.o.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
+    this.extendTip(headers, events);
+    this.state.owed = owed;
+    this.state.next = to + 1;
+    await this.snapshotDays(last, headers);
+    await this.maybeSnapshot(headers.at(-1));
+    this.o.checkpoint.save(this.state);
+    return { blocks: headers.length, events: events.length, retracted: 0 };
+  }
+
+  private decode(logs: RawLog[]): DecodedLog[] {
+    const out: DecodedLog[] = [];
+    for (const log of logs) {
+      const c = this.o.contracts.byAddress.get(log.address.toLowerCase());
+      const d = c && decodeLog(c.role, log);
+      if (d) out.push(d);
+      else this.unpublished.set('undecodable', (this.unpublished.get('undecodable') ?? 0) + 1);
+    }
+    return out.sort((a, b) => a.log.blockNumber - b.log.blockNumber || a.log.logIndex - b.log.logIndex);
+  }
+
+  /** On-chain `decimals()` of tokens in the events that the registry does not describe. */
+  private async readDecimals(decoded: DecodedLog[], block: number): Promise<void> {
+    const tokens = new Set<string>();
+    for (const d of decoded)
+      for (const key of ['asset', 'depositAsset', 'feeAsset', 'wantToken'])
+        if (typeof d.args[key] === 'string') tokens.add(d.args[key] as string);
+    const unknown = [...tokens].filter(
+      (t) => !this.decimals.has(t) && !/^0x0{40}$/.test(t) && !this.o.contracts.byShare.has(t),
+    );
+    if (!unknown.length) return;
+    const data = encodeFunctionData({ abi: erc20Views, functionName: 'decimals' });
+    const answers = await this.o.reader.read(
+      unknown.map((t) => ({ target: t as Hex, data })),
+      block,
+    );
+    unknown.forEach((t, k) => {
+      const a = answers[k];
+      if (a)
+        this.decimals.set(t, decodeFunctionResult({ abi: erc20Views, functionName: 'decimals', data: a }));
+    });
+  }
+
+  private extendTip(headers: BlockHeader[], events: Emitted[]): void {
+    const final = this.head - this.o.contracts.chain.confirmations;
+    const byBlock = new Map<number, Emitted[]>();
+    for (const e of events) {
+      const n = e.record.blockNumber as number;
+      if (n > final) byBlock.set(n, [...(byBlock.get(n) ?? []), e]);
+    }
+    const added = headers.map((h) => ({ ...h, events: byBlock.get(h.number) ?? [] }));
+    const tip = [...this.state.tip, ...added];
+    // Final blocks keep only their hash, and only the newest of them: the anchor a reorg unwinds to.
+    const anchor = [...tip].reverse().find((b) => b.number <= final);
+    this.state.tip = tip
+      .filter((b) => b.number > final || b === anchor)
+      .map((b) => (b.number > final ? b : { ...b, events: [] }));
+  }
+
+  /** Retracts the tip blocks that are no longer canonical; returns how many. */
+  private async unwind(): Promise<number> {
+    const orphaned: TipBlock[] = [];
+    while (this.state.tip.length) {
+      const b = this.state.tip.at(-1) as TipBlock;
+      if (b.number <= this.head && (await this.o.reader.headers(b.number, b.number))[0].hash === b.hash)
+        break;
+      orphaned.push(this.state.tip.pop() as TipBlock);
+    }
+    const chainId = this.o.contracts.chain.chainId;
+    const oldest = orphaned.at(-1) as TipBlock;
+    if (!this.state.tip.length) this.o.onDeepReorg(oldest.number);
+    this.state.next = this.state.tip.length ? (this.state.tip.at(-1) as TipBlock).number + 1 : oldest.number;
+    const retractions = orphaned.flatMap((b) => [
+      ...[...b.events].reverse().map(retraction),
+      blockEmitted(chainId, b, true),
+    ]);
+    await this.o.publish(retractions);
+    for (const [acc, mark] of Object.entries(this.state.owed))
+      if (mark.block >= this.state.next) delete this.state.owed[acc];
+    this.o.checkpoint.save(this.state);
+    this.o.log.warn(
+      { chainId, orphaned: orphaned.length, resumeAt: this.state.next, retractions: retractions.length },
+      'reorg: orphaned blocks retracted',
+    );
+    return orphaned.length;
+  }
+
+  /** A snapshot at the last block of every UTC day that ended inside the range (the day's close). */
+  private async snapshotDays(previous: BlockHeader | undefined, headers: BlockHeader[]): Promise<void> {
+    let prev = previous;
+    for (const h of headers) {
+      if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) await this.snapshot(prev);
+      prev = h;
+    }
+  }
+
+  private async maybeSnapshot(at: BlockHeader | undefined): Promise<void> {
+    const now = this.o.clock();
+    if (now - this.state.lastSnapshotAt < this.o.snapshotIntervalSeconds * 1000) return;
+    const block = at ?? this.state.tip.at(-1);
+    if (!block) return;
+    this.state.lastSnapshotAt = now;
+    await this.snapshot(block);
+  }
+
+  private async snapshot(at: BlockHeader): Promise<void> {
+    try {
+      const records = await takeSnapshot(this.o.reader, this.o.contracts, at);
+      await this.o.publish(records);
+      // READ rates carry the block's identity: keep them with the block so a reorg retracts them too.
+      const tipBlock = this.state.tip.find((b) => b.hash === at.hash);
+      if (tipBlock && at.number > this.head - this.o.contracts.chain.confirmations)
+        tipBlock.events.push(...records.filter((r) => r.family === 'rates'));
+    } catch (e) {
+      this.o.onSnapshotError(e);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * EVM ingestion: one follower per configured chain with RPC URLs, each in its own
+ * loop, so one chain failing never stops the others. Every failed RPC attempt and
+ * every failed round is published as `source_errors` (one per vault of the chain);
+ * a failed round is retried after the chain's poll interval. Progress (blocks
+ * done/total, blocks/s, ETA) is logged while backfilling and served by `progress()`.
+ */
+
+import type { Bus } from '../../bus/types.ts';
+import type { ChainConfig, Config } from '../../core/config.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import type { EventCodec } from '../../schemas/codec.ts';
+import { checkpointFile } from '../checkpoint.ts';
+import { pause } from '../pause.ts';
+import { ChainReader } from './chain.ts';
+import { chainContracts } from './contracts.ts';
+import { topicsOf } from './decode.ts';
+import { type ChainCheckpoint, ChainFollower } from './follower.ts';
+import { MAPPED_EVENTS } from './map.ts';
+import { type ChainProgress, ProgressMeter } from './progress.ts';
+import { emittedPublisher, type PublishEmitted, sourceErrors } from './publish.ts';
+import { createEvmRpc, RpcFault, type RpcOptions } from './rpc.ts';
+
+export type { ChainProgress } from './progress.ts';
+
+export interface EvmIngestOptions {
+  config: Config;
+  bus: Bus;
+  codec: EventCodec;
+  log: Logger;
+  /** Wall clock in ms (snapshot schedule, source-error timestamps, rates). */
+  clock?: () => number;
+  /** Overrides of the RPC client (tests: a fetch, a sleep). */
+  rpc?: Pick<RpcOptions, 'fetch' | 'sleep'>;
+}
+
+export interface EvmIngest {
+  /** Ends every loop after its round in flight. */
+  stop(): Promise<void>;
+  progress(): ChainProgress[];
+}
+
+/** Starts following every chain of `config.chains` that has RPC URLs and vaults. */
+export function startEvmIngest(opts: EvmIngestOptions): EvmIngest {
+  const { config, log } = opts;
+  const clock = opts.clock ?? Date.now;
+  const publish = emittedPublisher(opts.bus, opts.codec, config.topicPrefix);
+  const stopping = new AbortController();
+  const chains = config.chains.filter((c) => c.rpcUrls.length && chainContracts(config, c).vaults.length);
+  const running = chains.map((chain) => followChain(opts, chain, publish, clock, stopping.signal));
+  if (chains.length) log.info({ chains: chains.map((c) => c.chainId) }, 'evm ingestion started');
+  return {
+    async stop() {
+      stopping.abort();
+      await Promise.all(running.map((r) => r.loop));
+    },
+    progress: () => running.map((r) => r.meter.snapshot()),
+  };
+}
+
+function followChain(
+  opts: EvmIngestOptions,
+  chain: ChainConfig,
+  publish: PublishEmitted,
+  clock: () => number,
+  signal: AbortSignal,
+) {
+  const { config, log } = opts;
+  const contracts = chainContracts(config, chain);
+  const slugs = contracts.vaults.map((v) => v.slug);
+  const chainLog = log.child({ chainId: chain.chainId, chain: chain.name });
+  const report = (operation: string, code: Parameters<typeof sourceErrors>[3], err: unknown) =>
+    publish(sourceErrors(slugs, chain.chainId, operation, code, errorMessage(err), clock())).catch((e) =>
+      chainLog.error({ err: errorMessage(e) }, 'cannot publish a source error'),
+    );
+  const rpc = createEvmRpc({
+    urls: chain.rpcUrls,
+    timeoutMs: chain.requestTimeoutMs,
+    maxAttempts: config.ingest.maxAttempts,
+    backoffMs: config.ingest.backoffMs,
+    maxBackoffMs: config.ingest.maxBackoffMs,
+    ...opts.rpc,
+    onFault: (fault, url, method) => {
+      chainLog.warn({ url, method, fault: fault.fault, err: fault.message }, 'evm rpc attempt failed');
+      void report(method, fault.fault, fault);
+    },
+  });
+  const reader = new ChainReader({
+    rpc,
+    addresses: contracts.addresses,
+    topics: topicsOf(MAPPED_EVENTS),
+    maxBlockRange: chain.maxBlockRange,
+    headerBatchSize: config.ingest.headerBatchSize,
+    multicall3: chain.multicall3 as `0x${string}`,
+  });
+  const follower = new ChainFollower({
+    contracts,
+    reader,
+    publish,
+    checkpoint: checkpointFile<ChainCheckpoint>(config.dataDir, `evm-${chain.chainId}`),
+    log: chainLog,
+    clock,
+    snapshotIntervalSeconds: config.ingest.snapshotIntervalSeconds,
+    onSnapshotError: (e) => {
+      chainLog.warn({ err: errorMessage(e) }, 'snapshot failed');
+      void report('snapshot', 'SNAPSHOT_FAILED', e);
+    },
+    onDeepReorg: (from) => {
+      const msg = `reorg deeper than the kept tip: records of blocks before ${from} may stay published`;
+      chainLog.error({ from }, msg);
+      void report('reorg', 'REORG_TOO_DEEP', new Error(msg));
+    },
+  });
+  const meter = new ProgressMeter(chain, follower, rpc, clock, chainLog, config.ingest.progressLogIntervalMs);
+  const loop = (async () => {
+    while (!signal.aborted) {
+      let busy = false;
+      try {
+        const r = await follower.round();
+        meter.record(r);
+        busy = r.blocks > 0 || r.retracted > 0;
+      } catch (e) {
+        meter.failed(e);
+        chainLog.warn({ err: errorMessage(e) }, 'evm round failed; retrying after the poll interval');
+        // Each failed RPC attempt was reported as it happened; anything else is reported here.
+        if (!(e instanceof RpcFault)) await report('round', 'ROUND_FAILED', e);
+      }
+      if (!busy) await pause(chain.pollIntervalMs, signal);
+    }
+  })();
+  return { loop, meter };
+}

@@ -1,0 +1,308 @@
+/**
+ * Decoded logs to event records, one transaction at a time, because some events
+ * only make sense beside the others of their transaction:
+ * - a teller `Deposit` whose receiver is a PredicateProxy takes its user from the
+ *   share `Transfer(proxy -> user)` of the same transaction;
+ * - the vault's `Enter`/`Exit` are the deposit/withdrawal only when no more specific
+ *   event (teller or NestVault `Deposit`, NestVault `Withdraw`/`InstantRedeem`) is in
+ *   the transaction; with the zero asset they are a bridge mint/burn, which the
+ *   cross-chain teller's `MessageSent/MessageReceived` (or the OFT events) report.
+ * Events with no home in the event families (approvals, fee-rate and bound settings,
+ * `OperatorSet`, `SetFee`, asset lists, role capabilities) are not fetched
+ * (`MAPPED_EVENTS`); one that arrives all the same is decoded, counted, not published.
+ */
+import type { FamilyName } from '../../schemas/families.ts';
+import type { ActivityRecord, FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
+import { type AssetInfo, assetInfo, type ChainContracts, type WatchedContract } from './contracts.ts';
+import type { ContractRole, DecodedLog } from './decode.ts';
+
+/**
+ * The events that have a family to be published into, by contract role: the only ones
+ * asked of the node (approvals and settings, frequent on a share token, are not fetched).
+ */
+export const MAPPED_EVENTS: Record<ContractRole, readonly string[]> = {
+  share: ['Transfer', 'Enter', 'Exit', 'OFTSent', 'OFTReceived'],
+  teller: ['Deposit', 'MessageSent', 'MessageReceived'],
+  accountant: ['ExchangeRateUpdated', 'FeesClaimed'],
+  authority: ['UserRoleUpdated'],
+  queue: ['AtomicRequestUpdated', 'AtomicRequestFulfilled'],
+  nestVault: [
+    'Deposit',
+    'RedeemRequest',
+    'RedeemUpdated',
+    'RedeemFulfilled',
+    'Withdraw',
+    'InstantRedeem',
+    'FeeClaimed',
+  ],
+};
+
+/** One record to publish. */
+export interface Emitted {
+  family: FamilyName;
+  record: Record<string, unknown> & { vault?: string };
+}
+
+export interface MapContext {
+  contracts: ChainContracts;
+  /** Block timestamp (Unix seconds) of an ingested block. */
+  blockTime(blockNumber: number): number;
+  /** On-chain `decimals()` of tokens the registry does not describe. */
+  decimals: Map<string, number>;
+  /** `accountantState().isPaused` right after the block (the pause gotcha: no event says so). */
+  pausedAfter(accountant: string, blockNumber: number): boolean;
+}
+
+export interface MapResult {
+  emitted: Emitted[];
+  /** Decoded events with no family to publish into, by name. */
+  unpublished: Map<string, number>;
+}
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+/** NestVault requests have no deadline; the latest `DateTime` keeps them from reading as expired. */
+export const NO_DEADLINE = 4_294_967_295;
+
+type Args = Record<string, any>;
+
+/** The identity fields every chain event carries, for the event of `d`. */
+export function chainFields(d: DecodedLog, ctx: Pick<MapContext, 'contracts' | 'blockTime'>) {
+  return {
+    chainId: ctx.contracts.chain.chainId,
+    blockNumber: d.log.blockNumber,
+    blockHash: d.log.blockHash,
+    blockTimestamp: ctx.blockTime(d.log.blockNumber),
+    txHash: d.log.transactionHash,
+    logIndex: d.log.logIndex,
+    removed: false,
+  };
+}
+
+/** Maps every decoded log of a block range; `decoded` is in chain order. */
+export function mapLogs(ctx: MapContext, decoded: DecodedLog[]): MapResult {
+  const out: MapResult = { emitted: [], unpublished: new Map() };
+  let start = 0;
+  for (let i = 1; i <= decoded.length; i++) {
+    if (i < decoded.length && decoded[i].log.transactionHash === decoded[start].log.transactionHash) continue;
+    mapTransaction(ctx, decoded.slice(start, i), out);
+    start = i;
+  }
+  return out;
+}
+
+function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void {
+  const has = (role: string, ...events: string[]) =>
+    tx.some((d) => d.role === role && events.includes(d.event));
+  const tellerDeposit = has('teller', 'Deposit');
+  const nestDeposit = has('nestVault', 'Deposit');
+  const nestExit = has('nestVault', 'Withdraw', 'InstantRedeem', 'RedeemFulfilled');
+  for (const d of tx) {
+    const c = ctx.contracts.byAddress.get(d.log.address.toLowerCase()) as WatchedContract;
+    const before = out.emitted.length;
+    const a = d.args as Args;
+    // A queue serves every vault; the offered share names the one a request is about.
+    const targets = c.role === 'queue' ? [ctx.contracts.byShare.get(a.offerToken)] : c.vaults;
+    for (const vault of targets) {
+      if (!vault) continue;
+      const base = { ...chainFields(d, ctx), vault: vault.slug };
+      const share = vault.vaultAddress.toLowerCase();
+      // Share transfers are nearly every log of a backfill: published before any helper is built.
+      if (d.role === 'share' && d.event === 'Transfer') {
+        const record = { ...base, token: share, from: a.from, to: a.to, amount: a.amount.toString() };
+        out.emitted.push({ family: 'transfers', record });
+        continue;
+      }
+      const asset = (token: string): AssetInfo =>
+        assetInfo(vault, ctx.contracts.chain.chainId, token, ctx.decimals);
+      const emit = (family: FamilyName, record: Record<string, unknown>) =>
+        out.emitted.push({ family, record: { ...base, ...record } });
+      const activity = (
+        kind: ActivityRecord['kind'],
+        user: string,
+        shares: bigint,
+        assets: bigint,
+        assetsToken: string,
+      ) =>
+        emit('activity', {
+          kind,
+          user,
+          shares: shares.toString(),
+          sharesToken: share,
+          assets: assets.toString(),
+          assetsToken,
+          assetsDecimals: asset(assetsToken).decimals,
+        });
+      const fee = (kind: FeeRecord['kind'], token: string, amount: bigint) => {
+        if (amount <= 0n) return;
+        const info = asset(token);
+        emit('fees', {
+          kind,
+          token,
+          amount: amount.toString(),
+          decimals: info.decimals,
+          usdPrice: info.usdPrice,
+        });
+      };
+      const redemption = (r: Omit<RedemptionRecord, keyof typeof base | 'wantDecimals' | 'queue'>) =>
+        emit('redemptions', { ...r, queue: c.address, wantDecimals: asset(r.wantToken).decimals });
+
+      switch (`${d.role}.${d.event}`) {
+        case 'share.Enter':
+          if (a.asset !== ZERO && !tellerDeposit && !nestDeposit)
+            activity('DEPOSIT', a.to, a.shares, a.amount, a.asset);
+          break;
+        case 'share.Exit':
+          if (a.asset !== ZERO && !nestExit) activity('WITHDRAW', a.from, a.shares, a.amount, a.asset);
+          break;
+        case 'share.OFTSent':
+          activity('BRIDGE_OUT', a.fromAddress, a.amountSentLD, 0n, share);
+          break;
+        case 'share.OFTReceived':
+          activity('BRIDGE_IN', a.toAddress, a.amountReceivedLD, 0n, share);
+          break;
+        case 'teller.Deposit':
+          activity(
+            'DEPOSIT',
+            depositor(ctx, tx, share, a.receiver),
+            a.shareAmount,
+            a.depositAmount,
+            a.depositAsset,
+          );
+          break;
+        case 'teller.MessageSent': {
+          const burn = tx.find((x) => x.event === 'Exit' && x.log.address.toLowerCase() === share);
+          activity('BRIDGE_OUT', (burn?.args as Args | undefined)?.from ?? a.to, a.shareAmount, 0n, share);
+          break;
+        }
+        case 'teller.MessageReceived':
+          activity('BRIDGE_IN', a.to, a.shareAmount, 0n, share);
+          break;
+        case 'accountant.ExchangeRateUpdated':
+          emit('rates', {
+            accountant: c.address,
+            rate: a.newRate.toString(),
+            rateDecimals: vault.baseAsset.decimals,
+            source: 'EVENT',
+            isPaused: ctx.pausedAfter(c.address, d.log.blockNumber),
+          });
+          break;
+        case 'accountant.FeesClaimed':
+        case 'nestVault.FeeClaimed':
+          fee('CLAIMED', a.feeAsset ?? c.asset ?? ZERO, a.amount);
+          break;
+        case 'authority.UserRoleUpdated':
+          emit('roles', { authority: c.address, user: a.user, role: a.role, enabled: a.enabled });
+          break;
+        case 'queue.AtomicRequestUpdated': {
+          const id = { requestId: `${a.user}:${a.offerToken}:${a.wantToken}`, user: a.user };
+          const tokens = { offerToken: a.offerToken, wantToken: a.wantToken };
+          const deadline = a.deadline > BigInt(NO_DEADLINE) ? NO_DEADLINE : Number(a.deadline);
+          // A cancel is an update to zero: the queue keeps one request per (user, offer, want).
+          const kind = a.amount === 0n ? 'CANCEL' : 'REQUEST';
+          redemption({
+            kind,
+            ...id,
+            ...tokens,
+            amount: a.amount.toString(),
+            minPrice: a.minPrice.toString(),
+            deadline,
+          });
+          if (kind === 'REQUEST')
+            activity(
+              'REDEEM_REQUEST',
+              a.user,
+              a.amount,
+              ((a.amount as bigint) * (a.minPrice as bigint)) / 10n ** BigInt(vault.decimals),
+              a.wantToken,
+            );
+          break;
+        }
+        case 'queue.AtomicRequestFulfilled':
+          redemption({
+            kind: 'FILL',
+            requestId: `${a.user}:${a.offerToken}:${a.wantToken}`,
+            user: a.user,
+            offerToken: a.offerToken,
+            wantToken: a.wantToken,
+            amount: a.offerAmountSpent.toString(),
+            minPrice: unitPrice(a.wantAmountReceived, a.offerAmountSpent, vault.decimals).toString(),
+            deadline: 0,
+          });
+          break;
+        case 'nestVault.Deposit':
+          activity('DEPOSIT', a.receiver, a.shares, a.assets, c.asset || ZERO);
+          break;
+        case 'nestVault.RedeemRequest':
+          activity('REDEEM_REQUEST', a.owner, a.shares, 0n, c.asset || ZERO);
+          redemption(nestRequest('REQUEST', a.controller, a.shares, share, c.asset || ZERO));
+          break;
+        case 'nestVault.RedeemUpdated':
+          redemption(
+            nestRequest(
+              a.newShares ? 'REQUEST' : 'CANCEL',
+              a.controller,
+              a.newShares,
+              share,
+              c.asset || ZERO,
+            ),
+          );
+          break;
+        case 'nestVault.RedeemFulfilled': {
+          const r = nestRequest('FILL', a.controller, a.shares, share, c.asset || ZERO);
+          redemption({
+            ...r,
+            minPrice: unitPrice(a.assets, a.shares, vault.decimals).toString(),
+            deadline: 0,
+          });
+          fee('REDEMPTION', c.asset || ZERO, (a.assets as bigint) - (a.actualAssets as bigint));
+          break;
+        }
+        case 'nestVault.Withdraw':
+          if (!has('nestVault', 'InstantRedeem'))
+            activity('WITHDRAW', a.controller, a.shares, a.assets, c.asset || ZERO);
+          break;
+        case 'nestVault.InstantRedeem':
+          activity('INSTANT_REDEEM', a.receiver, a.shares, a.postFeeAmount, c.asset || ZERO);
+          fee('INSTANT_REDEMPTION', c.asset || ZERO, (a.assets as bigint) - (a.postFeeAmount as bigint));
+          break;
+      }
+    }
+    if (out.emitted.length === before)
+      out.unpublished.set(`${d.role}.${d.event}`, (out.unpublished.get(`${d.role}.${d.event}`) ?? 0) + 1);
+  }
+}
+
+/** The real depositor: the proxy's share recipient when the teller's receiver is a PredicateProxy. */
+function depositor(ctx: MapContext, tx: DecodedLog[], share: string, receiver: string): string {
+  if (!ctx.contracts.predicateProxies.has(receiver)) return receiver;
+  const onward = tx.find(
+    (x) =>
+      x.event === 'Transfer' && x.log.address.toLowerCase() === share && (x.args as Args).from === receiver,
+  );
+  return onward ? (onward.args as Args).to : receiver;
+}
+
+/** Want-token units paid per whole share (`10^shareDecimals` raw shares), rounded down. */
+function unitPrice(want: bigint, shares: bigint, shareDecimals: number): bigint {
+  return shares === 0n ? 0n : (want * 10n ** BigInt(shareDecimals)) / shares;
+}
+
+function nestRequest(
+  kind: RedemptionRecord['kind'],
+  controller: string,
+  shares: bigint,
+  share: string,
+  want: string,
+) {
+  // ERC-7540 requestId is always 0: a controller has one request per vault.
+  return {
+    kind,
+    requestId: controller,
+    user: controller,
+    offerToken: share,
+    wantToken: want,
+    amount: shares.toString(),
+    minPrice: '0',
+    deadline: NO_DEADLINE,
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Publishing of the EVM ingester: records encoded with the newest Avro schema of
+ * their family, one bus call per family in first-seen order, keyed as DESIGN section
+ * 4 says (vault slug, chain id for blocks). A retraction is the same record with
+ * `removed: true`.
+ */
+import { topicName } from '../../bus/partition.ts';
+import type { Bus, BusMessage } from '../../bus/types.ts';
+import type { EventCodec } from '../../schemas/codec.ts';
+import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
+import type { BlockRecord, SourceErrorRecord } from '../../schemas/records.ts';
+import type { BlockHeader } from './chain.ts';
+import type { Emitted } from './map.ts';
+import type { RpcFault } from './rpc.ts';
+
+export type PublishEmitted = (items: Emitted[]) => Promise<void>;
+
+/** A publisher of `Emitted` records over `bus`. */
+export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): PublishEmitted {
+  return async (items) => {
+    const byFamily = new Map<FamilyName, BusMessage[]>();
+    for (const { family, record } of items) {
+      const list = byFamily.get(family) ?? [];
+      list.push({ key: FAMILIES[family].key(record as never), value: await codec.encode(family, record) });
+      byFamily.set(family, list);
+    }
+    for (const [family, msgs] of byFamily) await bus.publish(topicName(prefix, family), msgs);
+  };
+}
+
+/** The `blocks` record of an ingested (or, with `removed`, orphaned) header. */
+export function blockEmitted(chainId: number, h: BlockHeader, removed = false): Emitted {
+  const record: BlockRecord = {
+    chainId,
+    blockNumber: h.number,
+    blockHash: h.hash,
+    parentHash: h.parentHash,
+    blockTimestamp: h.timestamp,
+    removed,
+  };
+  return { family: 'blocks', record };
+}
+
+/** The retraction of a published record. */
+export function retraction(e: Emitted): Emitted {
+  return { family: e.family, record: { ...e.record, removed: true } };
+}
+
+/** `source_errors` records of one failure, one per vault of the chain. */
+export function sourceErrors(
+  vaults: string[],
+  chainId: number,
+  operation: string,
+  code: RpcFault['fault'] | 'REORG_TOO_DEEP' | 'SNAPSHOT_FAILED' | 'ROUND_FAILED',
+  message: string,
+  nowMs: number,
+): Emitted[] {
+  return vaults.map((vault) => {
+    const record: SourceErrorRecord = {
+      vault,
+      chainId,
+      source: 'evm-rpc',
+      operation,
+      message: message.slice(0, 1000),
+      code,
+      timestamp: Math.floor(nowMs / 1000),
+    };
+    return { family: 'source_errors', record };
+  });
+}

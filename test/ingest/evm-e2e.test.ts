@@ -1,0 +1,469 @@
+/**
+ * End to end on the devnet: the project's contracts deployed on anvil
+ * (`devnet/deploy.ts`), driven through deposits (both teller families), a share
+ * transfer, NestVault request/fill/claim, rate updates (one out of bounds: paused
+ * without an event), a fee claim, a role grant and AtomicQueue requests on both queue
+ * variants (one cancelled, one solved); then the ingester runs into the in-process
+ * bus and every family is compared with what the chain says, decoded independently
+ * with the devnet's compiler-generated ABIs or computed with the contracts' formulas.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Abi,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  maxUint256,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem';
+import type { Account } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../bus/inprocess.ts';
+import { parseConfig } from '../../core/config.ts';
+import { silentLogger } from '../../core/log.ts';
+import * as dv from '../../devnet/abis.ts';
+import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
+import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
+import { startEvmIngest } from '../../ingest/evm/index.ts';
+import { EventCodec } from '../../schemas/codec.ts';
+import { anvilRpc, liveEvents, readFamily, until } from './evm-support.ts';
+
+let node: AnvilNode;
+let d: DevnetAddresses;
+const root = mkdtempSync(join(tmpdir(), 'vs-evm-e2e-'));
+const deployer = anvilAccount(0);
+const alice = anvilAccount(1);
+const bob = anvilAccount(2);
+const lc = (a: string) => a.toLowerCase();
+const receipts: Record<string, TransactionReceipt> = {};
+
+async function send(
+  name: string,
+  who: Account,
+  address: Hex,
+  abi: Abi,
+  functionName: string,
+  args: unknown[],
+) {
+  const wallet = createWalletClient({ account: who, transport: http(node.rpcUrl) });
+  const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
+  const r = await createPublicClient({ transport: http(node.rpcUrl) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 20,
+  });
+  if (r.status !== 'success') throw new Error(`${name} reverted`);
+  receipts[name] = r;
+  return r;
+}
+const later = (s: number) => anvilRpc(node.rpcUrl, 'evm_increaseTime', [s]);
+
+beforeAll(async () => {
+  node = await startAnvil({ chainId: 31337 });
+  d = await deployVaultSystem(node.rpcUrl, { vaults: 2 });
+  const [v0, v1] = d.vaults;
+  await send('mint', deployer, d.asset, dv.mockUsdcAbi, 'mint', [alice.address, 1_000_000_000n]);
+  await send('mintSolver', deployer, d.asset, dv.mockUsdcAbi, 'mint', [deployer.address, 1_000_000_000n]);
+  for (const spender of [v0.share, v1.share, v0.nestVault])
+    await send(`approve-${spender}`, alice, d.asset, dv.mockUsdcAbi, 'approve', [spender, maxUint256]);
+  await send('depositVeda', alice, v0.tellerVeda, dv.tellerVedaAbi, 'deposit', [d.asset, 100_000_000n, 0n]);
+  await send('depositNucleus', alice, v1.tellerNucleus, dv.tellerNucleusAbi, 'deposit', [
+    d.asset,
+    50_000_000n,
+    0n,
+  ]);
+  await send('transfer', alice, v0.share, dv.boringVaultAbi, 'transfer', [bob.address, 10_000_000n]);
+  await send('nestDeposit', alice, v0.nestVault, dv.nestVaultAbi, 'deposit', [30_000_000n, alice.address]);
+  await send('approveNest', alice, v0.share, dv.boringVaultAbi, 'approve', [v0.nestVault, maxUint256]);
+  await send('nestRequest', alice, v0.nestVault, dv.nestVaultAbi, 'requestRedeem', [
+    10_000_000n,
+    alice.address,
+    alice.address,
+  ]);
+  await send('nestFulfill', deployer, v0.nestVault, dv.nestVaultAbi, 'fulfillRedeem', [
+    alice.address,
+    10_000_000n,
+  ]);
+  await send('nestClaim', alice, v0.nestVault, dv.nestVaultAbi, 'redeem', [
+    10_000_000n,
+    alice.address,
+    alice.address,
+  ]);
+  await later(3_601);
+  await send('rate1', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [1_001_000n]);
+  await later(7_200);
+  await send('rate2', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [1_002_000n]);
+  await send('claim', deployer, v0.accountant, dv.accountantAbi, 'claimFees', [d.asset]);
+  await later(3_601);
+  await send('ratePaused', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [2_000_000n]);
+  await send('role', deployer, v0.authority, dv.rolesAuthorityAbi, 'setUserRole', [bob.address, 4, true]);
+  const deadline = BigInt(Math.floor(Date.now() / 1000) + 30 * 86_400);
+  const req = (amount: bigint) => ({
+    deadline,
+    atomicPrice: 1_000_500n,
+    offerAmount: amount,
+    inSolve: false,
+  });
+  await send('request', alice, v0.queueVeda, dv.atomicQueueVedaAbi, 'updateAtomicRequest', [
+    v0.share,
+    d.asset,
+    req(20_000_000n),
+  ]);
+  await send('request1', alice, v0.queueNucleus, dv.atomicQueueNucleusAbi, 'updateAtomicRequest', [
+    v1.share,
+    d.asset,
+    req(5_000_000n),
+  ]);
+  await send('cancel1', alice, v0.queueNucleus, dv.atomicQueueNucleusAbi, 'updateAtomicRequest', [
+    v1.share,
+    d.asset,
+    req(0n),
+  ]);
+  await send('approveQueue', alice, v0.share, dv.boringVaultAbi, 'approve', [v0.queueVeda, maxUint256]);
+  await send('approveSolver', deployer, d.asset, dv.mockUsdcAbi, 'approve', [v0.queueVeda, maxUint256]);
+  await send('solve', deployer, v0.queueVeda, dv.atomicQueueVedaAbi, 'solve', [
+    v0.share,
+    d.asset,
+    [alice.address],
+    '0x',
+    deployer.address,
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const pick = (r: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, r[k]]));
+
+describe('EVM ingest end to end on the devnet', () => {
+  it('publishes every event family exactly as the chain has it', async () => {
+    const [v0, v1] = d.vaults;
+    const vault = (slug: string, v: typeof v0, teller: Hex) => ({
+      slug,
+      name: slug,
+      symbol: slug.toUpperCase(),
+      decimals: 6,
+      vaultAddress: v.share,
+      tellerContractAddress: teller,
+      accountantAddress: v.accountant,
+      authorityAddress: v.authority,
+      chainIds: [31337],
+      baseAsset: { symbol: 'USDC', decimals: 6, usdPrice: 1 },
+      coreVaults: [
+        {
+          coreVaultAddress: v.nestVault,
+          asset: 'USDC',
+          chainAssets: [{ chainId: 31337, assetAddress: d.asset }],
+        },
+      ],
+      liquidAssets: [
+        { contractAddress: d.asset, symbol: 'USDC', decimals: 6, price: 0.9998, chainId: 31337 },
+      ],
+    });
+    const config = parseConfig({
+      dataDir: root,
+      chains: [
+        {
+          chainId: 31337,
+          name: 'devnet',
+          rpcUrls: [node.rpcUrl],
+          confirmations: 2,
+          pollIntervalMs: 50,
+          maxBlockRange: 1000,
+          atomicQueues: [v0.queueVeda, v0.queueNucleus],
+        },
+      ],
+      vaults: [vault('v0', v0, v0.tellerVeda), vault('v1', v1, v1.tellerNucleus)],
+    });
+    const bus = new InProcessBus({ dir: join(root, 'bus'), partitions: 4 });
+    await bus.connect();
+    const pub = createPublicClient({ transport: http(node.rpcUrl) });
+    const head = Number(await pub.getBlockNumber());
+    const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+    await until(() => ingest.progress()[0]?.next === head + 1, 30_000, 'the ingester');
+    await ingest.stop();
+    const read = async (f: Parameters<typeof readFamily>[2]) =>
+      liveEvents(
+        await readFamily(bus, config.topicPrefix, f),
+        (r) => `${r.vault}:${r.blockHash}:${r.logIndex}`,
+      ).sort(
+        (a, b) =>
+          (a.blockNumber as number) - (b.blockNumber as number) ||
+          (a.logIndex as number) - (b.logIndex as number),
+      );
+    const tx = (name: string) => receipts[name].transactionHash;
+    const logOf = (name: string, abi: Abi, eventName: string) =>
+      parseEventLogs({ abi, logs: receipts[name].logs, eventName } as never)[0] as unknown as {
+        args: Record<string, bigint>;
+        logIndex: number;
+      };
+
+    // Transfers: every share Transfer on the chain, decoded with the devnet ABI.
+    const shareLogs = await pub.getContractEvents({
+      address: [v0.share, v1.share],
+      abi: dv.boringVaultAbi,
+      eventName: 'Transfer',
+      fromBlock: 0n,
+    });
+    const transfers = await read('transfers');
+    expect(transfers.map((r) => pick(r, ['vault', 'txHash', 'logIndex', 'from', 'to', 'amount']))).toEqual(
+      shareLogs.map((l) => ({
+        vault: lc(l.address) === lc(v0.share) ? 'v0' : 'v1',
+        txHash: l.transactionHash,
+        logIndex: l.logIndex,
+        from: lc(l.args.from as string),
+        to: lc(l.args.to as string),
+        amount: (l.args.amount as bigint).toString(),
+      })),
+    );
+
+    // Activity, in chain order.
+    const veda = logOf('depositVeda', dv.tellerVedaAbi, 'Deposit');
+    expect(veda.args.shareAmount).toBe((100_000_000n * 10n ** 6n) / 1_000_000n);
+    const nucleus = logOf('depositNucleus', dv.tellerNucleusAbi, 'Deposit');
+    expect(nucleus.args.shareAmount).toBe((50_000_000n * 10n ** 6n) / 1_010_000n);
+    const nestShares = logOf('nestDeposit', dv.nestVaultAbi, 'Deposit').args.shares;
+    const usdc = lc(d.asset);
+    const act = (
+      vaultSlug: string,
+      kind: string,
+      user: string,
+      shares: bigint,
+      assets: bigint,
+      name: string,
+      assetsToken = usdc,
+    ) => ({
+      vault: vaultSlug,
+      kind,
+      user: lc(user),
+      shares: shares.toString(),
+      assets: assets.toString(),
+      assetsToken,
+      txHash: tx(name),
+    });
+    const activity = await read('activity');
+    expect(
+      activity.map((r) => pick(r, ['vault', 'kind', 'user', 'shares', 'assets', 'assetsToken', 'txHash'])),
+    ).toEqual([
+      act('v0', 'DEPOSIT', alice.address, veda.args.shareAmount, 100_000_000n, 'depositVeda'),
+      act('v1', 'DEPOSIT', alice.address, nucleus.args.shareAmount, 50_000_000n, 'depositNucleus'),
+      act('v0', 'DEPOSIT', alice.address, nestShares, 30_000_000n, 'nestDeposit'),
+      act('v0', 'REDEEM_REQUEST', alice.address, 10_000_000n, 0n, 'nestRequest'),
+      act('v0', 'WITHDRAW', alice.address, 10_000_000n, 10_000_000n, 'nestClaim'),
+      act(
+        'v0',
+        'REDEEM_REQUEST',
+        alice.address,
+        20_000_000n,
+        (20_000_000n * 1_000_500n) / 10n ** 6n,
+        'request',
+      ),
+      act(
+        'v1',
+        'REDEEM_REQUEST',
+        alice.address,
+        5_000_000n,
+        (5_000_000n * 1_000_500n) / 10n ** 6n,
+        'request1',
+      ),
+    ]);
+    expect(new Set(activity.map((r) => r.assetsDecimals))).toEqual(new Set([6]));
+
+    // Rates: the three updates (the last paused without an event) and the READ at the snapshot.
+    const rates = await read('rates');
+    expect(
+      rates.filter((r) => r.source === 'EVENT').map((r) => pick(r, ['vault', 'rate', 'isPaused', 'txHash'])),
+    ).toEqual([
+      { vault: 'v0', rate: '1001000', isPaused: false, txHash: tx('rate1') },
+      { vault: 'v0', rate: '1002000', isPaused: false, txHash: tx('rate2') },
+      { vault: 'v0', rate: '2000000', isPaused: true, txHash: tx('ratePaused') },
+    ]);
+    expect(
+      rates
+        .filter((r) => r.source === 'READ')
+        .map((r) => pick(r, ['vault', 'rate', 'isPaused', 'blockNumber'])),
+    ).toEqual([
+      { vault: 'v0', rate: '2000000', isPaused: true, blockNumber: head },
+      { vault: 'v1', rate: '1010000', isPaused: false, blockNumber: head },
+    ]);
+
+    // Fees: the accrual of the second update (the accountant's formula), its claim.
+    const at = async (name: string) => {
+      const n = receipts[name].blockNumber;
+      const block = await pub.getBlock({ blockNumber: n });
+      const supply = await pub.readContract({
+        address: v0.share,
+        abi: dv.boringVaultAbi,
+        functionName: 'totalSupply',
+        blockNumber: n,
+      });
+      return { time: block.timestamp, supply: supply as bigint };
+    };
+    const [u1, u2] = [await at('rate1'), await at('rate2')];
+    // biome-ignore lint/complexity/useMathMinMax: Math.min does not take bigints
+    const shares = u1.supply < u2.supply ? u1.supply : u2.supply;
+    const accrued =
+      (((((shares * 1_001_000n) / 10n ** 6n) * 100n) / 10_000n) * (u2.time - u1.time)) / (365n * 86_400n);
+    expect(accrued).toBeGreaterThan(0n);
+    const fees = await read('fees');
+    expect(
+      fees.map((r) => pick(r, ['vault', 'kind', 'token', 'amount', 'decimals', 'usdPrice', 'txHash'])),
+    ).toEqual([
+      {
+        vault: 'v0',
+        kind: 'MANAGEMENT',
+        token: usdc,
+        amount: accrued.toString(),
+        decimals: 6,
+        usdPrice: '1',
+        txHash: tx('rate2'),
+      },
+      {
+        vault: 'v0',
+        kind: 'CLAIMED',
+        token: usdc,
+        amount: accrued.toString(),
+        decimals: 6,
+        usdPrice: '0.9998',
+        txHash: tx('claim'),
+      },
+    ]);
+
+    // Roles: the deployment's KEEPER grants to the redeem operator, then bob's grant.
+    const roleLogs = await pub.getContractEvents({
+      address: [v0.authority, v1.authority],
+      abi: dv.rolesAuthorityAbi,
+      eventName: 'UserRoleUpdated',
+      fromBlock: 0n,
+    });
+    expect(roleLogs).toHaveLength(3);
+    const roles = await read('roles');
+    expect(roles.map((r) => pick(r, ['vault', 'authority', 'user', 'role', 'enabled', 'txHash']))).toEqual(
+      roleLogs.map((l) => ({
+        vault: lc(l.address) === lc(v0.authority) ? 'v0' : 'v1',
+        authority: lc(l.address),
+        user: lc(l.args.user as string),
+        role: Number(l.args.role),
+        enabled: l.args.enabled,
+        txHash: l.transactionHash,
+      })),
+    );
+    expect(roles.at(-1)?.txHash).toBe(tx('role'));
+
+    // Redemptions: NestVault request and fill; AtomicQueue request, request+cancel (Nucleus), fill (Veda).
+    const redemptions = await read('redemptions');
+    const qid = (share: Hex) => `${lc(alice.address)}:${lc(share)}:${usdc}`;
+    expect(
+      redemptions.map((r) =>
+        pick(r, ['vault', 'queue', 'kind', 'requestId', 'amount', 'minPrice', 'txHash']),
+      ),
+    ).toEqual([
+      {
+        vault: 'v0',
+        queue: lc(v0.nestVault),
+        kind: 'REQUEST',
+        requestId: lc(alice.address),
+        amount: '10000000',
+        minPrice: '0',
+        txHash: tx('nestRequest'),
+      },
+      {
+        vault: 'v0',
+        queue: lc(v0.nestVault),
+        kind: 'FILL',
+        requestId: lc(alice.address),
+        amount: '10000000',
+        minPrice: '1000000',
+        txHash: tx('nestFulfill'),
+      },
+      {
+        vault: 'v0',
+        queue: lc(v0.queueVeda),
+        kind: 'REQUEST',
+        requestId: qid(v0.share),
+        amount: '20000000',
+        minPrice: '1000500',
+        txHash: tx('request'),
+      },
+      {
+        vault: 'v1',
+        queue: lc(v0.queueNucleus),
+        kind: 'REQUEST',
+        requestId: qid(v1.share),
+        amount: '5000000',
+        minPrice: '1000500',
+        txHash: tx('request1'),
+      },
+      {
+        vault: 'v1',
+        queue: lc(v0.queueNucleus),
+        kind: 'CANCEL',
+        requestId: qid(v1.share),
+        amount: '0',
+        minPrice: '1000500',
+        txHash: tx('cancel1'),
+      },
+      {
+        vault: 'v0',
+        queue: lc(v0.queueVeda),
+        kind: 'FILL',
+        requestId: qid(v0.share),
+        amount: '20000000',
+        minPrice: '1000500',
+        txHash: tx('solve'),
+      },
+    ]);
+
+    // Snapshots at the head: supply, accountant state, liquid USDC held by each vault.
+    const snapshots = await readFamily(bus, config.topicPrefix, 'snapshots');
+    const read0 = (address: Hex, abi: Abi, functionName: string, args: unknown[] = []) =>
+      pub.readContract({
+        address,
+        abi,
+        functionName,
+        args,
+        blockNumber: BigInt(head),
+      } as never) as Promise<bigint>;
+    const expectedSnapshots = [];
+    for (const [slug, v, rate, paused] of [
+      ['v0', v0, 2_000_000n, true],
+      ['v1', v1, 1_010_000n, false],
+    ] as const)
+      expectedSnapshots.push(
+        {
+          vault: slug,
+          kind: 'SUPPLY',
+          token: lc(v.share),
+          amount: String(await read0(v.share, dv.boringVaultAbi, 'totalSupply')),
+          isPaused: false,
+        },
+        {
+          vault: slug,
+          kind: 'ACCOUNTANT',
+          token: lc(v.accountant),
+          amount: rate.toString(),
+          isPaused: paused,
+        },
+        {
+          vault: slug,
+          kind: 'ASSET_BALANCE',
+          token: usdc,
+          amount: String(await read0(d.asset, dv.mockUsdcAbi, 'balanceOf', [v.share])),
+          isPaused: false,
+        },
+      );
+    expect(snapshots.map((s) => pick(s, ['vault', 'kind', 'token', 'amount', 'isPaused']))).toEqual(
+      expectedSnapshots,
+    );
+    expect(new Set(snapshots.map((s) => s.blockNumber))).toEqual(new Set([head]));
+
+    const blocks = await read('blocks');
+    expect(blocks.map((b) => b.blockNumber)).toEqual(Array.from({ length: head + 1 }, (_, n) => n));
+    expect(await readFamily(bus, config.topicPrefix, 'source_errors')).toEqual([]);
+    await bus.close();
+  }, 120_000);
+});

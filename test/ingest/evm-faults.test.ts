@@ -1,0 +1,217 @@
+/**
+ * RPC faults on a real anvil behind a small local JSON-RPC proxy that misbehaves on
+ * cue: a dead fallback URL, HTTP 429 and 5xx, answers slower than the timeout, and
+ * eth_getLogs ranges refused as too large. The ingester must end with exactly the
+ * chain's events, every failure published as a `source_errors` event, and a chain
+ * that cannot be reached must not hold up another.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublicClient, type Hex, http } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../bus/inprocess.ts';
+import { silentLogger } from '../../core/log.ts';
+import { type AnvilNode, freePort, startAnvil } from '../../devnet/anvil.ts';
+import { startEvmIngest } from '../../ingest/evm/index.ts';
+import { EventCodec } from '../../schemas/codec.ts';
+import {
+  addr,
+  deployEmitter,
+  emitTransfers,
+  liveEvents,
+  readFamily,
+  testConfig,
+  until,
+} from './evm-support.ts';
+
+interface Misbehaviour {
+  status?: number;
+  delayMs?: number;
+  rpcError?: { code: number; message: string };
+}
+type Rule = (body: { method: string; params: unknown[] } | unknown[]) => Misbehaviour | undefined;
+
+/** A JSON-RPC proxy in front of `target`; `rule` picks how to misbehave on each request. */
+async function proxy(target: string, rule: Rule): Promise<{ url: string; server: Server; seen: unknown[] }> {
+  const seen: unknown[] = [];
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    const body = JSON.parse(text);
+    seen.push(body);
+    const m = rule(body);
+    if (m?.delayMs) await new Promise((r) => setTimeout(r, m.delayMs));
+    if (m?.status) {
+      res.writeHead(m.status).end('unavailable');
+      return;
+    }
+    if (m?.rpcError) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id: number }).id, error: m.rpcError }));
+      return;
+    }
+    try {
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(await answer.text());
+    } catch {
+      res.writeHead(502).end('upstream closed');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, server, seen };
+}
+
+let node: AnvilNode;
+let emitter: Hex;
+let expected: { blockHash: string; logIndex: number; amount: string }[];
+/** The chain's head once the fixture events are mined. */
+let chainHead = 0;
+const root = mkdtempSync(join(tmpdir(), 'vs-evm-faults-'));
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  node = await startAnvil({ chainId: 31337 });
+  emitter = await deployEmitter(node.rpcUrl);
+  for (let i = 0; i < 6; i++)
+    await emitTransfers(node.rpcUrl, emitter, addr(0), addr(0xa11ce), BigInt(10 * i + 1), 2);
+  const logs = await createPublicClient({ transport: http(node.rpcUrl) }).getLogs({
+    address: emitter,
+    fromBlock: 0n,
+  });
+  expected = logs.map((l) => ({
+    blockHash: l.blockHash,
+    logIndex: l.logIndex,
+    amount: BigInt(l.data).toString(),
+  }));
+  chainHead = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
+}, 60_000);
+afterAll(async () => {
+  for (const s of servers) s.close();
+  await node?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Ingests chain 31337 through `rpcUrls` until caught up; returns the live transfers and the source errors. */
+async function ingestThrough(name: string, rpcUrls: string[], chain: Record<string, unknown> = {}) {
+  const config = testConfig({
+    rpcUrls,
+    dataDir: join(root, name),
+    chain: { requestTimeoutMs: 300, ...chain },
+    vault: { vaultAddress: emitter },
+    ingest: { backoffMs: 5, maxBackoffMs: 40, maxAttempts: 6 },
+  });
+  const bus = new InProcessBus({ dir: join(root, name, 'bus'), partitions: 4 });
+  await bus.connect();
+  const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+  const head = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
+  await until(() => ingest.progress()[0]?.next === head + 1, 30_000, `${name} to catch up`);
+  await ingest.stop();
+  const transfers = liveEvents(
+    await readFamily(bus, config.topicPrefix, 'transfers'),
+    (r) => `${r.blockHash}:${r.logIndex}`,
+  );
+  const errors = await readFamily(bus, config.topicPrefix, 'source_errors');
+  await bus.close();
+  return {
+    transfers: transfers.map((r) => ({ blockHash: r.blockHash, logIndex: r.logIndex, amount: r.amount })),
+    errors,
+  };
+}
+
+describe('EVM ingest under RPC faults', () => {
+  it('moves on to a fallback URL past a dead one and through 429s and 5xx', async () => {
+    let calls = 0;
+    const flaky = await proxy(node.rpcUrl, () => {
+      calls++;
+      if (calls % 4 === 1) return { status: 429 };
+      if (calls % 4 === 2) return { status: 503 };
+      return undefined;
+    });
+    servers.push(flaky.server);
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const { transfers, errors } = await ingestThrough('fallback', [dead, flaky.url]);
+    expect(transfers).toEqual(expected);
+    const codes = new Set(errors.map((e) => e.code));
+    expect(codes).toEqual(new Set(['NETWORK', 'RATE_LIMITED', 'HTTP_ERROR']));
+    for (const e of errors) {
+      expect(e.vault).toBe('v1');
+      expect(e.chainId).toBe(31337);
+      expect(e.source).toBe('evm-rpc');
+    }
+  }, 60_000);
+
+  it('retries answers slower than the request timeout', async () => {
+    let slow = 3;
+    const lagging = await proxy(node.rpcUrl, () => (slow-- > 0 ? { delayMs: 1_000 } : undefined));
+    servers.push(lagging.server);
+    const { transfers, errors } = await ingestThrough('timeout', [lagging.url]);
+    expect(transfers).toEqual(expected);
+    expect(errors.filter((e) => e.code === 'TIMEOUT')).toHaveLength(3);
+  }, 60_000);
+
+  it('halves eth_getLogs ranges the provider refuses, asking no more than it accepts', async () => {
+    const LIMIT = 3;
+    const rangeOf = (p: { fromBlock: string; toBlock: string }) =>
+      Number(p.toBlock) - Number(p.fromBlock) + 1;
+    const strict = await proxy(node.rpcUrl, (body) => {
+      const b = body as { method: string; params: { fromBlock: string; toBlock: string }[] };
+      if (b.method === 'eth_getLogs' && rangeOf(b.params[0]) > LIMIT)
+        return { rpcError: { code: -32602, message: `query exceeds max block range ${LIMIT}` } };
+      return undefined;
+    });
+    servers.push(strict.server);
+    const { transfers, errors } = await ingestThrough('range', [strict.url], { maxBlockRange: 16 });
+    expect(transfers).toEqual(expected);
+    const asked = strict.seen
+      .filter((b) => (b as { method?: string }).method === 'eth_getLogs')
+      .map((b) => rangeOf((b as { params: { fromBlock: string; toBlock: string }[] }).params[0]));
+    // The first ask covers the chain (up to 16 blocks); each refusal halves it until it fits.
+    const refused: number[] = [];
+    for (let r = Math.min(16, chainHead + 1); r > LIMIT; r = Math.floor(r / 2)) refused.push(r);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(asked.slice(0, refused.length)).toEqual(refused);
+    expect(Math.max(...asked.slice(refused.length))).toBeLessThanOrEqual(LIMIT);
+    expect(errors.filter((e) => e.code === 'RANGE_TOO_LARGE')).toHaveLength(refused.length);
+  }, 60_000);
+
+  it('keeps ingesting one chain while another cannot be reached', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const config = testConfig({
+      rpcUrls: [node.rpcUrl],
+      dataDir: join(root, 'two'),
+      vault: { vaultAddress: emitter, chainIds: [31337, 31338] },
+      ingest: { backoffMs: 5, maxBackoffMs: 20, maxAttempts: 2 },
+    });
+    config.chains.push({ ...config.chains[0], chainId: 31338, name: 'down', rpcUrls: [dead] });
+    const bus = new InProcessBus({ dir: join(root, 'two', 'bus'), partitions: 4 });
+    await bus.connect();
+    const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+    const head = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
+    await until(() => ingest.progress()[0]?.next === head + 1, 30_000, 'the live chain');
+    await until(() => ingest.progress()[1]?.phase === 'failing', 10_000, 'the dead chain to report');
+    await ingest.stop();
+    const [live, down] = ingest.progress();
+    expect(live.phase).toBe('live');
+    expect(down.next).toBe(0);
+    expect(down.lastError).toMatch(/cannot reach/);
+    const transfers = (await readFamily(bus, config.topicPrefix, 'transfers')).filter(
+      (t) => t.chainId === 31337,
+    );
+    expect(
+      transfers.map((r) => ({ blockHash: r.blockHash, logIndex: r.logIndex, amount: r.amount })),
+    ).toEqual(expected);
+    const errors = await readFamily(bus, config.topicPrefix, 'source_errors');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(new Set(errors.map((e) => `${e.chainId}:${e.code}`))).toEqual(new Set(['31338:NETWORK']));
+    await bus.close();
+  }, 60_000);
+});

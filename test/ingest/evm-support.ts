@@ -1,0 +1,240 @@
+/**
+ * Shared pieces of the EVM ingest tests: a registry with one vault of every contract
+ * role, logs built with viem's encoders, and records checked against their family's
+ * schema and Avro round trip.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type AbiEvent,
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  encodeEventTopics,
+  type Hex,
+  http,
+  keccak256,
+  parseAbi,
+  toHex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { topicName } from '../../bus/partition.ts';
+import type { Bus } from '../../bus/types.ts';
+import { type Config, parseConfig } from '../../core/config.ts';
+import { DEPLOYER_KEY } from '../../devnet/anvil.ts';
+import { compileContracts } from '../../devnet/compile.ts';
+import type { RawLog } from '../../ingest/evm/decode.ts';
+import type { Emitted } from '../../ingest/evm/map.ts';
+import { EventCodec } from '../../schemas/codec.ts';
+import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
+
+export const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
+
+export const A = {
+  share: addr(0x5a1e),
+  teller: addr(0x7e11),
+  accountant: addr(0xacc0),
+  authority: addr(0xa117),
+  queue: addr(0x0a0e),
+  nestVault: addr(0x4e57),
+  usdc: addr(0x05dc),
+  usdt: addr(0x05d7),
+  proxy: '0x6104fe10ca937a086ba7adbd0910a4733d380cb6' as Hex,
+};
+
+/** A config with one vault (`v1`) on chain 31337 watching every contract role. */
+export function testConfig(
+  over: {
+    rpcUrls?: string[];
+    dataDir?: string;
+    chain?: Record<string, unknown>;
+    vault?: Record<string, unknown>;
+    ingest?: Record<string, unknown>;
+  } = {},
+): Config {
+  return parseConfig({
+    dataDir: over.dataDir ?? '/nonexistent',
+    chains: [
+      {
+        chainId: 31337,
+        name: 'local',
+        rpcUrls: over.rpcUrls ?? [],
+        confirmations: 3,
+        pollIntervalMs: 50,
+        atomicQueues: [A.queue],
+        ...over.chain,
+      },
+    ],
+    vaults: [
+      {
+        slug: 'v1',
+        name: 'Vault One',
+        symbol: 'V1',
+        decimals: 6,
+        vaultAddress: A.share,
+        tellerContractAddress: A.teller,
+        accountantAddress: A.accountant,
+        authorityAddress: A.authority,
+        chainIds: [31337],
+        baseAsset: { symbol: 'USDC', decimals: 6, usdPrice: 1 },
+        coreVaults: [
+          {
+            coreVaultAddress: A.nestVault,
+            asset: 'USDC',
+            chainAssets: [{ chainId: 31337, assetAddress: A.usdc }],
+          },
+        ],
+        liquidAssets: [
+          { contractAddress: A.usdc, symbol: 'USDC', decimals: 6, price: 0.9998, chainId: 31337 },
+        ],
+        ...over.vault,
+      },
+    ],
+    ingest: over.ingest ?? {},
+  });
+}
+
+export const blockHash = (n: number): Hex => keccak256(toHex(`block-${n}`));
+export const txHash = (n: number): Hex => keccak256(toHex(`tx-${n}`));
+
+/** A log of `event` at `address` with `args`, encoded as a node would answer it. */
+export function logOf(
+  address: Hex,
+  event: AbiEvent,
+  args: Record<string, unknown>,
+  at: { block: number; tx: number; index: number },
+): RawLog {
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
+  const plain = event.inputs.filter((i) => !i.indexed);
+  const data = encodeAbiParameters(
+    plain,
+    plain.map((i) => args[i.name as string]),
+  );
+  return {
+    address,
+    topics,
+    data,
+    blockNumber: at.block,
+    blockHash: blockHash(at.block),
+    transactionHash: txHash(at.tx),
+    logIndex: at.index,
+  };
+}
+
+/** The event of `abi` named `name` (the first with `inputs` when several share it). */
+export function ev(abi: readonly unknown[], name: string, inputs?: number): AbiEvent {
+  const e = (abi as AbiEvent[]).find(
+    (i) => i.type === 'event' && i.name === name && (inputs === undefined || i.inputs.length === inputs),
+  );
+  if (!e) throw new Error(`no event ${name}`);
+  return e;
+}
+
+const codec = new EventCodec();
+
+/** Validates every record with its family's schema and Avro, returning the decoded (canonical) records. */
+export function canonical(items: Emitted[]): { family: string; record: Record<string, unknown> }[] {
+  return items.map(({ family, record }) => {
+    const parsed = FAMILIES[family].schema.parse(record);
+    const back = codec.decodeSync(family, codec.encodeSync(family, parsed));
+    return { family, record: back?.value as Record<string, unknown> };
+  });
+}
+
+/** Every record of `family` published on the bus so far, decoded, in partition order. */
+export async function readFamily(
+  bus: Bus,
+  prefix: string,
+  family: FamilyName,
+): Promise<Record<string, unknown>[]> {
+  const out: { partition: number; offset: bigint; record: Record<string, unknown> }[] = [];
+  const sub = await bus.subscribe({
+    groupId: `reader-${family}-${Math.random()}`,
+    topics: [topicName(prefix, family)],
+    maxBatchSize: 100_000,
+    maxWaitMs: 0,
+    handler: async (b) => {
+      for (const m of b.messages)
+        out.push({
+          partition: b.partition,
+          offset: m.offset,
+          record: (await codec.decode(family, m.value)) as Record<string, unknown>,
+        });
+    },
+  });
+  await sub.drained();
+  await sub.stop();
+  return out
+    .sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0))
+    .map((x) => x.record);
+}
+
+/** The live state of chain events after applying retractions: identity -> last record, only live ones. */
+export function liveEvents(records: Record<string, unknown>[], idOf: (r: Record<string, unknown>) => string) {
+  const state = new Map<string, Record<string, unknown>>();
+  for (const r of records) state.set(idOf(r), r);
+  return [...state.values()].filter((r) => !r.removed);
+}
+
+/** JSON-RPC call to an anvil node. */
+export async function anvilRpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** Deploys the test Emitter (test/ingest/evm-fixtures) with anvil's first account; returns its address. */
+export async function deployEmitter(url: string): Promise<Hex> {
+  const { Emitter } = compileContracts({ dir: FIXTURES });
+  const wallet = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), transport: http(url) });
+  const hash = await wallet.deployContract({ abi: Emitter.abi, bytecode: Emitter.bytecode, chain: null });
+  const pub = createPublicClient({ transport: http(url) });
+  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  return receipt.contractAddress as Hex;
+}
+
+/** Sends `emitTransfers(from, to, first, n)` to the emitter and waits for it to be mined. */
+export async function emitTransfers(
+  url: string,
+  emitter: Hex,
+  from: Hex,
+  to: Hex,
+  first: bigint,
+  n: number,
+): Promise<void> {
+  const wallet = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), transport: http(url) });
+  const hash = await wallet.writeContract({
+    address: emitter,
+    abi: EMITTER_ABI,
+    functionName: 'emitTransfers',
+    args: [from, to, first, BigInt(n)],
+    chain: null,
+    gas: 29_000_000n,
+  });
+  await createPublicClient({ transport: http(url) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
+}
+
+export const EMITTER_ABI = parseAbi([
+  'function emitTransfers(address from, address to, uint256 first, uint256 n)',
+  'function totalSupply() view returns (uint256)',
+]);
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'evm-fixtures');
+
+/** Polls `check` until it is true, failing after `ms`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms = 20_000,
+  what = 'condition',
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
