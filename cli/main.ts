@@ -5,12 +5,14 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { stringify as stringifyYaml } from 'yaml';
 import { pipelineStatus } from '../api/status.ts';
 import { type Config, loadConfig } from '../core/config.ts';
 import { createBus, createCodec, createStore, type Store } from '../core/context.ts';
 import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
 import { createLogger } from '../core/log.ts';
+import { startDevnet } from '../devnet/run.ts';
 import { replayFile } from '../ingest/replay.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { renderCatalogue } from '../views/catalogue.ts';
@@ -73,6 +75,21 @@ program
     if (!opts.untilDrained) return runUntilSignal(running, log);
     await running.processor!.drained();
     await running.stop();
+  });
+
+program
+  .command('devnet')
+  .description(
+    'run the local devnet alone: anvil nodes, the project contracts and the activity simulator; prints the chains and registry as config YAML',
+  )
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log });
+    process.stdout.write(
+      `${stringifyYaml({ chains: devnet.chains, vaults: devnet.vaults })}# ground truth: ${devnet.truthFile}\n`,
+    );
+    await runUntilSignal({ stop: () => devnet.stop() }, log);
   });
 
 program

@@ -7,12 +7,16 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { createApp, listen } from '../api/server.ts';
-import type { Config } from '../core/config.ts';
+import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
 import { VaultstreamError } from '../core/errors.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
+import { type Devnet, startDevnet } from '../devnet/run.ts';
+import { startEvmIngest } from '../ingest/evm/index.ts';
+import { startMintFlowTracker } from '../ingest/mintflow/index.ts';
 import { publishRegistry } from '../ingest/registry.ts';
+import { startSolanaIngest } from '../ingest/solana/index.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { migrate } from '../views/migrate.ts';
 
@@ -37,8 +41,24 @@ export function claimDataDir(cfg: Config): () => void {
   return release;
 }
 
-export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise<Running> {
-  const release = claimDataDir(cfg);
+/**
+ * Starts the devnet (anvil nodes, contracts, simulator) and returns the config with its
+ * chains and registry in place of the configured ones: the rest of the process then
+ * reads the devnet like any other chains.
+ */
+async function withDevnet(cfg: Config, log: Logger): Promise<{ cfg: Config; devnet: Devnet }> {
+  log.info({ chains: cfg.devnet.chainIds, backfillDays: cfg.devnet.backfillDays }, 'devnet: starting');
+  const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log });
+  const chains = devnet.chains.map((c) => chainSchema.parse(c));
+  const vaults = devnet.vaults.map((v) => vaultSchema.parse(v));
+  return { cfg: { ...cfg, chains, vaults }, devnet };
+}
+
+export async function runRoles(configured: Config, roles: Role[], log: Logger): Promise<Running> {
+  const release = claimDataDir(configured);
+  let cfg = configured;
+  let devnet: Devnet | undefined;
+  if (roles.includes('ingest') && cfg.devnet.enabled) ({ cfg, devnet } = await withDevnet(cfg, log));
   const bus = await createBus(cfg, log);
   const codec = createCodec(cfg);
   await bus.connect();
@@ -51,9 +71,29 @@ export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise
   }
   ready = true;
   const running: Running = { stop: async () => {} };
+  const stoppers: (() => Promise<void>)[] = [];
+  let ingestProgress: (() => Record<string, unknown>) | undefined;
+  let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
+  // Ready (DESIGN section 7) once migrations ran and every followed chain has caught up.
+  let caughtUp = () => true;
   if (roles.includes('ingest')) {
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
+    const evm = startEvmIngest({ config: cfg, bus, codec, log });
+    const solana = startSolanaIngest({ config: cfg, bus, codec, log });
+    mintFlow = startMintFlowTracker({ config: cfg, bus, codec, log });
+    const tracker = mintFlow;
+    stoppers.push(
+      () => tracker.stop(),
+      () => solana.stop(),
+      () => evm.stop(),
+    );
+    caughtUp = () => evm.progress().every((p) => p.phase === 'live');
+    ingestProgress = () => ({
+      evm: evm.progress(),
+      solana: solana.progress(),
+      mintFlows: tracker.open().length,
+    });
   }
   if (store && roles.includes('streams')) {
     running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
@@ -68,7 +108,9 @@ export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise
       // every few seconds (the cache TTL bounds staleness) until the data-version table arrives.
       dataVersion: processor ? () => processor.dataVersion : () => Math.floor(Date.now() / 5000),
       log,
-      ready: () => ready,
+      ready: () => ready && caughtUp(),
+      mintFlow,
+      ingestProgress,
       bus: running.processor
         ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
         : undefined,
@@ -76,13 +118,17 @@ export async function runRoles(cfg: Config, roles: Role[], log: Logger): Promise
     running.server = await listen(app, cfg.api.host, cfg.api.port);
     const addr = running.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : cfg.api.port;
-    log.info({ url: `http://${cfg.api.host}:${port}` }, 'API listening');
+    const url = `http://${cfg.api.host}:${port}`;
+    log.info({ url }, 'API listening');
+    process.stdout.write(`vaultstream API ${url}/v1  docs ${url}/docs  status ${url}/status\n`);
   }
   running.stop = async () => {
     await new Promise<void>((r) => (running.server ? running.server.close(() => r()) : r()));
+    for (const stopIngester of stoppers) await stopIngester();
     await running.processor?.stop();
     await bus.close();
     await store?.close();
+    await devnet?.stop();
     release();
   };
   return running;
