@@ -1,4 +1,77 @@
-/** Handlers of the activity endpoints (filled in by their issue). */
+/**
+ * Handlers of the activity endpoints: GET /vaults/recent-transactions,
+ * GET /vaults/{slug}/failed-redemptions and GET /vaults/{slug}/roles-assignments,
+ * cached per data version through `kit.respond` with the oldest chain watermark
+ * behind the answer. Time-relative defaults come from the injected clock.
+ */
+import {
+  makeFailedRedemptionsQuery,
+  parsePath,
+  parseQuery,
+  recentTransactionsQuery,
+  rolesAssignmentsQuery,
+  slugPath,
+} from '../http/params.ts';
+import { failedRedemptions } from '../read/activity-failed-redemptions.ts';
+import { roleAssignments } from '../read/activity-roles.ts';
+import { recentTransactions } from '../read/activity-transactions.ts';
+import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
+import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { HandlerMap } from './types.ts';
 
-export const activityHandlers: HandlerMap = {};
+const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
+
+export const activityHandlers: HandlerMap = {
+  'GET /vaults/recent-transactions': async (ctx, { store, kit, clock }) => {
+    const q = parseQuery(recentTransactionsQuery, ctx);
+    await kit.respond(ctx, async () => {
+      const vaults = await vaultsWithStatus(store, q.statuses);
+      const data = await recentTransactions(store, vaults, {
+        limit: q.limit,
+        chainId: q.chainId,
+        now: nowSeconds(clock),
+      });
+      const watermark =
+        q.chainId === undefined
+          ? await vaultsWatermark(store, vaults)
+          : await oldestWatermark(store, [q.chainId]);
+      return { body: { data }, watermark };
+    });
+  },
+
+  'GET /vaults/{slug}/failed-redemptions': async (ctx, { store, kit, clock }) => {
+    const { slug } = parsePath(slugPath, ctx);
+    const q = parseQuery(makeFailedRedemptionsQuery(clock), ctx);
+    await kit.respond(ctx, async () => {
+      const vault = await vaultBySlug(store, slug);
+      const rows = await failedRedemptions(store, vault, { ...q, now: nowSeconds(clock) });
+      return {
+        body: { data: { vaultAddress: vault.vaultAddress, failedRedemptions: rows } },
+        watermark: await vaultsWatermark(store, [vault]),
+      };
+    });
+  },
+
+  'GET /vaults/{slug}/roles-assignments': async (ctx, { store, kit }) => {
+    const { slug } = parsePath(slugPath, ctx);
+    parseQuery(rolesAssignmentsQuery, ctx);
+    await kit.respond(
+      ctx,
+      async () => {
+        const vault = await vaultBySlug(store, slug);
+        return {
+          body: {
+            data: {
+              vaultAddress: vault.vaultAddress,
+              roleAssignments: await roleAssignments(store, vault),
+              pageInfo: { endCursor: null, hasNextPage: false },
+            },
+          },
+          watermark: await vaultsWatermark(store, [vault]),
+        };
+      },
+      // The legacy limit/cursor change nothing: every variant shares one entry.
+      { key: `GET /vaults/${slug}/roles-assignments` },
+    );
+  },
+};

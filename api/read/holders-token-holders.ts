@@ -1,0 +1,166 @@
+/**
+ * GET /token-holders rows: one per (holder address, token address), the EVM vault
+ * address with balances summed over every EVM chain and the Solana mint (chain 101)
+ * apart, sorted by USD value descending, ties by address (DESIGN section 8).
+ *
+ * The whole list is too big to hold: it is computed once per request, sorted, into a
+ * scratch MergeTree table keyed by its row number, and then read back in pages by row
+ * number. Each page is one short query, so the embedded engine (one query at a time)
+ * keeps serving other requests while the body streams, and neither the engine nor the
+ * API holds more than a page of rows after the snapshot is written.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../../store/client.ts';
+import { decimalsSql, SCALE, scaledSql } from './holders-decimals.ts';
+import { shareUsdE18 } from './holders-value.ts';
+import { toUnits } from './prices.ts';
+import type { RegistryVault } from './registry.ts';
+
+export interface TokenHolder {
+  address: string;
+  tokenAddress: string;
+  balance: number;
+  value: number;
+}
+
+interface PageRow {
+  rn_s: string;
+  address: string;
+  token: string;
+  balance_s: string;
+  value_s: string;
+}
+
+export interface TokenHolderSnapshot {
+  /** Rows in the snapshot (the response's `count`). */
+  count: number;
+  /** The rows in order, `pageSize` at a time; drops the snapshot when done or abandoned. */
+  pages(pageSize: number): AsyncGenerator<TokenHolder[]>;
+  /** Drops the scratch table (idempotent). */
+  drop(): Promise<void>;
+}
+
+const SCRATCH_PREFIX = 'scratch_token_holders_';
+
+/** Drops snapshots older than an hour: left behind by a process that died while streaming. */
+async function dropStaleSnapshots(store: Store): Promise<void> {
+  const stale = await store.query<{ name: string }>(
+    `SELECT name FROM system.tables WHERE database = {db:String} AND startsWith(name, {prefix:String})
+       AND metadata_modification_time < now() - INTERVAL 1 HOUR`,
+    { db: store.database, prefix: SCRATCH_PREFIX },
+  );
+  for (const { name } of stale) await store.command(`DROP TABLE IF EXISTS ${store.database}.${name} SYNC`);
+}
+
+/** Computes the sorted (holder, token) list of `vaults` into a scratch table. */
+export async function snapshotTokenHolders(
+  store: Store,
+  vaults: readonly RegistryVault[],
+): Promise<TokenHolderSnapshot> {
+  const db = store.database;
+  await dropStaleSnapshots(store);
+  const table = `${db}.${SCRATCH_PREFIX}${randomBytes(8).toString('hex')}`;
+  const usd = await shareUsdE18(store, vaults);
+  const dec = decimalsSql(vaults, 'vault', 'chain_id');
+  await store.command(
+    `CREATE TABLE ${table} (
+       rn UInt64 COMMENT 'Position in the response, from 1',
+       address String COMMENT 'Holder address',
+       token String COMMENT 'EVM vault address or Solana mint',
+       balance_x Int256 COMMENT 'Balance in 10^-${SCALE} tokens',
+       value_e18 Int256 COMMENT 'USD value in 10^-18 USD'
+     ) ENGINE = MergeTree ORDER BY rn
+     COMMENT 'Scratch snapshot of one GET /token-holders response; dropped when it is sent'`,
+  );
+  let dropped = false;
+  const drop = async () => {
+    if (dropped) return;
+    dropped = true;
+    await store.command(`DROP TABLE IF EXISTS ${table} SYNC`);
+  };
+  try {
+    await insertSnapshot(store, table, vaults, usd, dec);
+    const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
+    return { count: Number(n), pages: (size) => readPages(store, table, size, drop), drop };
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+}
+
+// The query parameters are bound by the store (no value is spliced into the SQL).
+async function insertSnapshot(
+  store: Store,
+  table: string,
+  vaults: readonly RegistryVault[],
+  usd: Map<string, bigint>,
+  dec: ReturnType<typeof decimalsSql>,
+): Promise<void> {
+  const params = {
+    ...dec.params,
+    slugs: vaults.map((v) => v.slug),
+    evm_tokens: vaults.map((v) => v.vaultAddress),
+    mints: vaults.map((v) => v.solanaMint),
+    usd_e18: vaults.map((v) => (usd.get(v.slug) ?? 0n).toString()),
+  };
+  // balance_deltas is the source of the `balances` view; reading it directly skips the
+  // view's registry join, which this query does itself from the parameters.
+  // One thread: rows are numbered in the order the sort emits them. The inner aggregation
+  // follows balance_deltas' sorting key (streaming); the sort and the outer aggregation
+  // spill to disk past 40 MB and inserts go in 128 Ki-row blocks, which bounds the
+  // engine's peak memory.
+  const sql = `INSERT INTO ${table}
+    SELECT rowNumberInAllBlocks() + 1 AS rn, address, token, balance_x, value_e18 FROM (
+      SELECT holder AS address,
+        if(sol, arrayElement({mints:Array(String)}, vi), arrayElement({evm_tokens:Array(String)}, vi)) AS token,
+        balance_x, value_e18
+      FROM (
+        SELECT vi, chain_id = 101 AS sol, holder, sum(${scaledSql('bal', dec.sql)}) AS balance_x,
+          intDiv(balance_x * toInt256(arrayElement({usd_e18:Array(String)}, vi)),
+                 toInt256(concat('1', repeat('0', ${SCALE})))) AS value_e18
+        FROM (
+          SELECT vault, chain_id, holder, sum(delta) AS bal, indexOf({slugs:Array(String)}, vault) AS vi
+          FROM ${store.database}.balance_deltas
+          GROUP BY vault, chain_id, holder
+          HAVING bal > 0 AND vi > 0
+        )
+        GROUP BY vi, sol, holder
+      )
+      ORDER BY value_e18 DESC, address, token
+    )
+    SETTINGS max_threads = 1, optimize_aggregation_in_order = 1,
+      max_bytes_before_external_sort = 40000000, max_bytes_before_external_group_by = 40000000,
+      max_block_size = 16384, max_insert_block_size = 131072, min_insert_block_size_rows = 131072`;
+  // Through `query`, which binds parameters (`command` does not); it returns no rows.
+  await store.query(sql, params);
+}
+
+async function* readPages(
+  store: Store,
+  table: string,
+  size: number,
+  drop: () => Promise<void>,
+): AsyncGenerator<TokenHolder[]> {
+  try {
+    let after = 0;
+    for (;;) {
+      const rows = await store.query<PageRow>(
+        `SELECT toString(rn) AS rn_s, address, token, toString(balance_x) AS balance_s,
+           toString(value_e18) AS value_s
+         FROM ${table} WHERE rn > {after:UInt64} ORDER BY rn LIMIT {n:UInt32}`,
+        { after, n: size },
+      );
+      if (rows.length === 0) return;
+      yield rows.map((r) => ({
+        address: r.address,
+        tokenAddress: r.token,
+        balance: toUnits(BigInt(r.balance_s), SCALE),
+        value: toUnits(BigInt(r.value_s), 18),
+      }));
+      if (rows.length < size) return;
+      after = Number(rows[rows.length - 1].rn_s);
+    }
+  } finally {
+    await drop();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * GET /vaults/holders: per vault the 100 largest (chain, user) balances, ranked on one
+ * exact scale across chains, with `holderSince` = the block time at which that balance
+ * last went from zero (or less) to positive, and `totalHolders` from `vault_holders`
+ * (distinct addresses with a positive balance on any chain, DESIGN section 8).
+ */
+import type { Store } from '../../store/client.ts';
+import { chainDecimals, decimalsSql, scaledSql } from './holders-decimals.ts';
+import { toUnits } from './prices.ts';
+import type { RegistryVault } from './registry.ts';
+
+export const TOP_HOLDERS = 100;
+
+export interface TopHolder {
+  chainId: number;
+  user: string;
+  balance: number;
+  holderSince: number;
+}
+
+export interface VaultTopHolders {
+  vaultAddress: string;
+  totalHolders: number;
+  holders: TopHolder[];
+}
+
+interface Row {
+  vault: string;
+  chain_id: number;
+  holder: string;
+  bal: string;
+  since: string;
+}
+
+/** Top holders of each of `vaults` (in their order), optionally on one chain. */
+export async function topHolders(
+  store: Store,
+  vaults: readonly RegistryVault[],
+  chainId?: number,
+): Promise<VaultTopHolders[]> {
+  if (vaults.length === 0) return [];
+  const db = store.database;
+  const dec = decimalsSql(vaults, 'vault', 'chain_id');
+  const chainFilter = chainId === undefined ? '' : 'AND chain_id = {chain:UInt32}';
+  const rows = await store.query<Row>(
+    `WITH top AS (
+       SELECT vault, chain_id, holder, bal, ${scaledSql('bal', dec.sql)} AS scaled FROM (
+         SELECT vault, chain_id, holder, sum(delta) AS bal FROM ${db}.balance_deltas
+         WHERE vault IN {slugs:Array(String)} ${chainFilter}
+         GROUP BY vault, chain_id, holder HAVING bal > 0
+       )
+       ORDER BY vault, scaled DESC, chain_id, holder
+       LIMIT ${TOP_HOLDERS} BY vault
+     ),
+     moves AS (
+       SELECT vault, chain_id, side.1 AS holder, side.2 AS d, block_time, block_number, log_index
+       FROM ${db}.transfers
+       ARRAY JOIN [(from_address, -toInt256(amount)), (to_address, toInt256(amount))] AS side
+       WHERE vault IN {slugs:Array(String)} ${chainFilter}
+         AND (vault, chain_id, side.1) IN (SELECT vault, chain_id, holder FROM top)
+     ),
+     since AS (
+       SELECT vault, chain_id, holder, maxIf(block_time, running > 0 AND running - d <= 0) AS since
+       FROM (
+         SELECT vault, chain_id, holder, d, block_time,
+           sum(d) OVER (PARTITION BY vault, chain_id, holder ORDER BY block_time, block_number, log_index, d
+             ROWS UNBOUNDED PRECEDING) AS running
+         FROM moves
+       )
+       GROUP BY vault, chain_id, holder
+     )
+     SELECT t.vault AS vault, t.chain_id AS chain_id, t.holder AS holder, toString(t.bal) AS bal,
+       toString(toUnixTimestamp(s.since)) AS since
+     FROM top AS t
+     LEFT JOIN since AS s ON s.vault = t.vault AND s.chain_id = t.chain_id AND s.holder = t.holder
+     ORDER BY t.vault, t.scaled DESC, t.chain_id, t.holder`,
+    { ...dec.params, slugs: vaults.map((v) => v.slug), ...(chainId !== undefined && { chain: chainId }) },
+  );
+  const counts = await store.query<{ vault: string; holders: string }>(
+    `SELECT vault, toString(holders) AS holders FROM ${db}.vault_holders WHERE vault IN {slugs:Array(String)}`,
+    { slugs: vaults.map((v) => v.slug) },
+  );
+  const total = new Map(counts.map((c) => [c.vault, Number(c.holders)]));
+  return vaults.map((v) => ({
+    vaultAddress: v.vaultAddress,
+    totalHolders: total.get(v.slug) ?? 0,
+    holders: rows
+      .filter((r) => r.vault === v.slug)
+      .map((r) => ({
+        chainId: Number(r.chain_id),
+        user: r.holder,
+        balance: toUnits(BigInt(r.bal), chainDecimals(v, Number(r.chain_id))),
+        holderSince: Number(r.since),
+      })),
+  }));
+}

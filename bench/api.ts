@@ -1,0 +1,361 @@
+/**
+ * API benchmark: `npx tsx bench/api.ts [--seconds 10] [--holders 1000000] [--vaults 50]`.
+ *
+ * 1. A child process writes the data straight into the raw tables of a temp data dir
+ *    (INSERT ... SELECT from numbers(), so the materialized views fill as in production):
+ *    `vaults` vaults with a year of daily rates, fees and price snapshots, and `holders`
+ *    holders minted across two EVM chains and Solana.
+ * 2. Throughput: the API runs in a child process; for each endpoint, a bare `node:http`
+ *    child serves the very bytes the API answered, and autocannon (100 connections,
+ *    `seconds` each) loads the bare server, then the API: requests/s, p50, p99.
+ * 3. GET /v1/token-holders in a fresh API child: time to first byte, total time, bytes,
+ *    and the child's peak RSS (VmHWM; VmRSS sampled every 20 ms during the request).
+ *
+ * Results go to bench/results/api-latest.json. The roles `generate`, `serve` and `bare`
+ * are this file run as a child.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { HANDLERS } from '../api/handlers/index.ts';
+import type { EndpointKey } from '../api/http/responses.ts';
+import { createApp, listen } from '../api/server.ts';
+import { parseConfig, vaultSchema } from '../core/config.ts';
+import { createStore, type Store } from '../store/client.ts';
+import { migrate } from '../views/migrate.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const DAY = 86_400;
+
+// ---- data --------------------------------------------------------------------------------------
+
+/** Registry, rates, fees, snapshots, activity, watermarks and `holders` mints, straight into the raw tables. */
+async function generate(dataDir: string, vaults: number, holders: number): Promise<void> {
+  const config = parseConfig({ dataDir });
+  const store = await createStore(config);
+  const db = config.store.database;
+  await migrate(store, { database: db, cluster: '' });
+  const now = Math.floor(Date.now() / 1000);
+  const yearAgo = Math.floor(now / DAY) * DAY - 365 * DAY;
+  const address = (i: number, base: number) => `0x${(base + i).toString(16).padStart(40, '0')}`;
+  await store.insert(
+    'registry_raw',
+    Array.from({ length: vaults }, (_, i) => {
+      const slug = `bench-${String(i).padStart(2, '0')}`;
+      const mint = i % 5 === 0 ? `Mint${String(i).padStart(40, 'Z')}` : '';
+      const info = vaultSchema.parse({
+        slug,
+        name: `Bench ${i}`,
+        symbol: `B${i}`,
+        decimals: 6,
+        vaultAddress: address(i, 0x7a0000),
+        accountantAddress: address(i, 0xacc000),
+        chainIds: [98866, 1],
+        chain: {
+          primary: { startBlock: 0, accountantType: 'hub' },
+          mainnet: { startBlock: 0, accountantType: 'spoke' },
+        },
+        ...(mint && {
+          solana: { mintAddress: mint, oftStoreAddress: '', composerAddress: '', decimals: 6, startBlock: 0 },
+        }),
+        liquidAssets: [
+          { contractAddress: address(1, 0xc0ffee), symbol: 'USDC', decimals: 6, chainId: 98866 },
+        ],
+      });
+      return {
+        slug,
+        status: 'active',
+        updated_at: '2026-01-01 00:00:00.000',
+        vault_address: info.vaultAddress,
+        name: info.name,
+        symbol: info.symbol,
+        decimals: 6,
+        chain_ids: info.chainIds,
+        solana_mint: mint,
+        base_asset_usd_price: '1',
+        base_asset_decimals: 6,
+        info: JSON.stringify(info),
+      };
+    }),
+  );
+  // Per vault: a slug index `v`, its EVM address and (every fifth vault) a Solana mint.
+  const slug = (v: string) => `concat('bench-', leftPad(toString(${v}), 2, '0'))`;
+  const evm = (v: string) => `concat('0x', leftPad(lower(hex(${0x7a0000} + ${v})), 40, '0'))`;
+  const mint = (v: string) => `concat('Mint', leftPad(toString(${v}), 40, 'Z'))`;
+  const chainCols = (chain: string, t: string, n: string) =>
+    `concat(toString(${chain}), ':0x', lower(hex(${n})), ':0') AS event_id, ${chain} AS chain_id, ${n} AS block_number,
+     concat('0x', lower(hex(${n}))) AS block_hash, toDateTime(${t}, 'UTC') AS block_time,
+     concat('0x', lower(hex(${n}))) AS tx_hash, 0 AS log_index, 0 AS removed, 1 AS ver, ${slug('v')} AS vault`;
+  const sql = (s: string) => store.command(s);
+  // One mint per holder: every fifth vault also on Solana (chain 101), the rest on 98866 or 1.
+  await sql(`INSERT INTO ${db}.transfers_raw
+    (event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index, removed, ver, vault, token,
+     from_address, to_address, amount)
+    SELECT ${chainCols('chain', `${yearAgo} + intDiv(number * ${365 * DAY}, ${holders})`, 'number')},
+      if(chain = 101, ${mint('v')}, ${evm('v')}) AS token,
+      if(chain = 101, '11111111111111111111111111111111', '0x0000000000000000000000000000000000000000') AS from_address,
+      if(chain = 101, concat('So', leftPad(toString(number), 42, 'A')), concat('0x', leftPad(lower(hex(number + 1)), 40, '0'))) AS to_address,
+      toUInt256((number % 100000 + 1) * 1000000) AS amount
+    FROM (SELECT number, number % ${vaults} AS v,
+            multiIf(v % 5 = 0 AND number % 3 = 0, 101, number % 2 = 0, 98866, 1) AS chain FROM numbers(${holders}))`);
+  const daily = `(SELECT number AS d, v FROM numbers(365) ARRAY JOIN range(${vaults}) AS v)`;
+  await sql(`INSERT INTO ${db}.rates_raw (event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index,
+      removed, ver, vault, accountant, rate, rate_decimals, source, is_paused)
+    SELECT ${chainCols('98866', `${yearAgo} + d * ${DAY} + 3600`, `10000000 + d * 1000 + v`)},
+      '0xacc', toUInt256(1000000 + d * 150 + v), 6, 'EVENT', 0 FROM ${daily}`);
+  await sql(`INSERT INTO ${db}.fees_raw (event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index,
+      removed, ver, vault, kind, token, amount, decimals, usd_price, usd_e18)
+    SELECT ${chainCols('98866', `${yearAgo} + d * ${DAY} + 7200`, `20000000 + d * 1000 + v`)},
+      ['MANAGEMENT', 'PERFORMANCE', 'CLAIMED'][d % 3 + 1], '0xfee', toUInt256(1000000 + d), 6, 1,
+      toInt256(1000000 + d) * toInt256('1000000000000') FROM ${daily}`);
+  await sql(`INSERT INTO ${db}.activity_raw (event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index,
+      removed, ver, vault, kind, user, shares, shares_token, assets, assets_token, assets_decimals)
+    SELECT ${chainCols('98866', `${yearAgo} + d * ${DAY} + 600`, `30000000 + d * 1000 + v`)},
+      'DEPOSIT', '0x0000000000000000000000000000000000000001', toUInt256(1000000), ${evm('v')},
+      toUInt256(1000000), '0xc0ffee', 6 FROM ${daily}`);
+  await sql(`INSERT INTO ${db}.snapshots_raw (vault, chain_id, block_number, ts, kind, token, amount, decimals, usd_price,
+      apy7d, apy30d, weight, is_paused)
+    SELECT ${slug('v')}, 98866, d, toDateTime(${yearAgo} + d * ${DAY} + 3000, 'UTC'), k.1, k.2,
+      toUInt256(1000000000000), 6, 1, 4.5, 4.7, 50, 0
+    FROM ${daily} ARRAY JOIN [('ASSET_BALANCE', '${address(1, 0xc0ffee)}'), ('COMPOSITION', 'tbill')] AS k`);
+  await sql(`INSERT INTO ${db}.blocks_raw (chain_id, block_number, block_hash, parent_hash, block_time, removed, ver)
+    SELECT c, 90000000, concat('0xb', toString(c)), '0x1', toDateTime(${now - 60}, 'UTC'), 0, 1
+    FROM (SELECT arrayJoin([98866, 1, 101]) AS c)`);
+  await store.close();
+}
+
+// ---- processes ---------------------------------------------------------------------------------
+
+/** The API over `dataDir` on 127.0.0.1:0 (prints `PORT <n>`). */
+async function serve(dataDir: string): Promise<void> {
+  const config = parseConfig({ dataDir, logLevel: 'warn' });
+  const store: Store = await createStore(config);
+  const app = createApp({ store, config, dataVersion: () => 1, ready: () => true });
+  const server = await listen(app, '127.0.0.1', 0);
+  console.log(`PORT ${(server.address() as AddressInfo).port}`);
+}
+
+/** A bare node:http server answering every request with the bytes of `file`. */
+function bare(file: string, contentType: string): void {
+  const body = readFileSync(file);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => console.log(`PORT ${(server.address() as AddressInfo).port}`));
+}
+
+/** Runs this file as `role` in a child; resolves once the child prints its port (or exits, for `generate`). */
+function child(role: string, args: string[]): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, role, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ proc, port: Number(m[1]) });
+    });
+    proc.once('exit', (code) =>
+      code === 0 && role === 'generate'
+        ? resolve({ proc, port: 0 })
+        : reject(new Error(`${role} exited ${code}`)),
+    );
+  });
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+/** VmRSS and VmHWM (peak) of `pid`, in MB. */
+function memory(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+// ---- measurements ------------------------------------------------------------------------------
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (opts: { url: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+// autocannon ships no type declarations: the one call used here is typed above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+interface LoadNumbers {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string, seconds: number): Promise<LoadNumbers> {
+  const r = await autocannon({ url, connections: 100, duration: seconds });
+  return {
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+/** The API against a bare server sending the same bytes, for `path`. */
+async function compare(apiPort: number, path: string, seconds: number, dir: string) {
+  const res = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+    headers: { 'accept-encoding': 'identity' },
+  });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  const file = join(dir, 'body');
+  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  const b = await child('bare', [file, res.headers.get('content-type') ?? 'application/json']);
+  try {
+    const bareNumbers = await load(`http://127.0.0.1:${b.port}${path}`, seconds);
+    const apiNumbers = await load(`http://127.0.0.1:${apiPort}${path}`, seconds);
+    return {
+      path,
+      bytes: readFileSync(file).length,
+      bare: bareNumbers,
+      api: apiNumbers,
+      ratioToBare: apiNumbers.requestsPerSecond / bareNumbers.requestsPerSecond,
+    };
+  } finally {
+    await stop(b.proc);
+  }
+}
+
+/** GET /v1/token-holders once: time to first byte and to the end, bytes, rows, server memory. */
+async function tokenHolders(port: number, pid: number) {
+  const before = memory(pid);
+  let sampledMaxMb = before.rssMb;
+  const timer = setInterval(() => {
+    sampledMaxMb = Math.max(sampledMaxMb, memory(pid).rssMb);
+  }, 20);
+  const t0 = performance.now();
+  const out = await new Promise<{
+    ttfbMs: number;
+    totalMs: number;
+    bytes: number;
+    tail: string;
+    status: number;
+  }>((resolve, reject) => {
+    http
+      .get(`http://127.0.0.1:${port}/v1/token-holders`, (res) => {
+        let ttfbMs = -1;
+        let bytes = 0;
+        let tail = '';
+        res.on('data', (chunk: Buffer) => {
+          if (ttfbMs < 0) ttfbMs = performance.now() - t0;
+          bytes += chunk.length;
+          tail = (tail + chunk.toString('latin1')).slice(-200);
+        });
+        res.on('end', () =>
+          resolve({ ttfbMs, totalMs: performance.now() - t0, bytes, tail, status: res.statusCode ?? 0 }),
+        );
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  clearInterval(timer);
+  const after = memory(pid);
+  return {
+    status: out.status,
+    count: Number(/"count":(\d+)/.exec(out.tail)?.[1] ?? -1),
+    ttfbMs: out.ttfbMs,
+    totalMs: out.totalMs,
+    bytes: out.bytes,
+    serverRssBeforeMb: before.rssMb,
+    serverRssSampledMaxMb: Math.max(sampledMaxMb, after.rssMb),
+    serverPeakRssMb: after.peakMb,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '10' },
+      holders: { type: 'string', default: '1000000' },
+      vaults: { type: 'string', default: '50' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const holders = Number(values.holders);
+  const vaults = Number(values.vaults);
+  const dir = mkdtempSync(join(tmpdir(), 'vs-bench-api-'));
+  const dataDir = join(dir, 'data');
+  try {
+    const g0 = performance.now();
+    await child('generate', [dataDir, String(vaults), String(holders)]);
+    const generateSeconds = (performance.now() - g0) / 1000;
+
+    // Token holders first, in a fresh server: its memory is not the other endpoints' caches.
+    const th = await child('serve', [dataDir]);
+    const token = await tokenHolders(th.port, th.proc.pid!);
+    await stop(th.proc);
+
+    const api = await child('serve', [dataDir]);
+    const wanted: [EndpointKey, string][] = [
+      ['GET /vaults/details', '/v1/vaults/details'],
+      ['GET /vaults/{slug}/details-lite', '/v1/vaults/bench-07/details-lite'],
+      ['GET /vaults/holders', '/v1/vaults/holders'],
+      ['GET /vaults/fees', '/v1/vaults/fees'],
+    ];
+    const missing = wanted.filter(([k]) => !HANDLERS[k]).map(([k]) => k);
+    const throughput = [];
+    for (const [key, path] of wanted)
+      if (HANDLERS[key]) throughput.push(await compare(api.port, path, seconds, dir));
+    await stop(api.proc);
+
+    const results = {
+      date: new Date().toISOString(),
+      node: process.version,
+      note: 'Shared 2-core machine: the load generator, the server and other work compete for the cores.',
+      dataset: { vaults, holders, historyDays: 365, generateSeconds },
+      targets: { ratioToBare: 0.6, p99Ms: 20, tokenHoldersTtfbMs: 1000, tokenHoldersPeakRssMb: 300 },
+      missingHandlers: missing,
+      throughput,
+      tokenHolders: token,
+    };
+    const outDir = join(import.meta.dirname, 'results');
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'api-latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    console.table(
+      throughput.map((t) => ({
+        path: t.path,
+        'bare req/s': Math.round(t.bare.requestsPerSecond),
+        'api req/s': Math.round(t.api.requestsPerSecond),
+        ratio: t.ratioToBare.toFixed(2),
+        'api p50 ms': t.api.p50Ms,
+        'api p99 ms': t.api.p99Ms,
+      })),
+    );
+    console.log('token-holders', token);
+    if (missing.length) console.log('not measured (no handler yet):', missing.join(', '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const [role, ...rest] = process.argv.slice(2);
+if (role === 'generate') await generate(rest[0], Number(rest[1]), Number(rest[2]));
+else if (role === 'serve') await serve(rest[0]);
+else if (role === 'bare') bare(rest[0], rest[1]);
+else await main();
