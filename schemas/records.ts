@@ -27,7 +27,8 @@ const hashOrSig = z.union([hex32, base58], {
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a vault slug');
 const int32 = z.number().int().min(-2147483648).max(2147483647);
 const nonNegInt = z.number().int().nonnegative();
-const unixSeconds = z.number().int().min(0).max(1e11);
+// The end of ClickHouse `DateTime` (2106-02-07): later times cannot be stored as they are.
+const unixSeconds = z.number().int().min(0).max(4_294_967_295);
 
 const chainFields = {
   chainId: int32.positive(),

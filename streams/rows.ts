@@ -13,6 +13,17 @@ const UPPER_HEX = /[A-F]/;
 const norm = (s: string) =>
   s.charCodeAt(0) === 48 && s.charCodeAt(1) === 120 && UPPER_HEX.test(s) ? s.toLowerCase() : s;
 const iso = (ms: number) => new Date(ms).toISOString();
+const DATETIME_MAX = 4_294_967_295;
+/**
+ * Unix seconds for a `DateTime` column in TabSeparated. The store parses dates with
+ * `best_effort`, which reads a short number as something else entirely ("1" as a date in
+ * the current year, "0" and "86400" not at all): ten zero-padded digits are always read as
+ * Unix seconds. Values past the type's end (a uint64 "no deadline") are its last second.
+ */
+export function unixTime(seconds: number): string | number {
+  if (seconds >= 1_000_000_000) return Math.min(seconds, DATETIME_MAX);
+  return String(Math.max(0, seconds)).padStart(10, '0');
+}
 const orNull = (s: string) => (s === '' ? null : s);
 
 const idOf = (chainId: number, blockHash: string, logIndex: number) => `${chainId}:${blockHash}:${logIndex}`;
@@ -35,7 +46,7 @@ function chainCols(
     chain_id: r.chainId,
     block_number: r.blockNumber,
     block_hash: blockHash,
-    block_time: r.blockTimestamp,
+    block_time: unixTime(r.blockTimestamp),
     tx_hash: norm(r.txHash),
     log_index: r.logIndex,
     removed: r.removed ? 1 : 0,
@@ -98,7 +109,7 @@ export function toRow(family: FamilyName, rec: any): Row {
         block_number: r.blockNumber,
         block_hash: norm(r.blockHash),
         parent_hash: norm(r.parentHash),
-        block_time: r.blockTimestamp,
+        block_time: unixTime(r.blockTimestamp),
         removed: r.removed ? 1 : 0,
       };
     }
@@ -156,7 +167,7 @@ export function toRow(family: FamilyName, rec: any): Row {
       row.amount = r.amount;
       row.min_price = r.minPrice;
       row.want_decimals = r.wantDecimals;
-      row.deadline = r.deadline;
+      row.deadline = unixTime(r.deadline);
       return row;
     }
     case 'roles': {
@@ -174,7 +185,7 @@ export function toRow(family: FamilyName, rec: any): Row {
         vault: r.vault,
         chain_id: r.chainId,
         block_number: r.blockNumber,
-        ts: r.timestamp,
+        ts: unixTime(r.timestamp),
         kind: r.kind,
         token: norm(r.token),
         amount: r.amount,
@@ -206,7 +217,7 @@ export function toRow(family: FamilyName, rec: any): Row {
         operation: r.operation,
         message: r.message,
         code: r.code,
-        ts: r.timestamp,
+        ts: unixTime(r.timestamp),
       };
     }
     case 'dlq': {
