@@ -31,7 +31,14 @@ describe('vaultstream start (embedded)', () => {
   it('serves /livez, /readyz, /metrics and /status with the registry stored, then drains on SIGTERM', async () => {
     child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
       cwd: ROOT,
-      env: { ...process.env, VAULTSTREAM_DATA_DIR: join(dir, 'data'), API_PORT: '0', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        VAULTSTREAM_DATA_DIR: join(dir, 'data'),
+        API_PORT: '0',
+        LOG_LEVEL: 'info',
+        // The configured registry only: the devnet run is test/e2e/devnet.test.ts.
+        VAULTSTREAM__devnet__enabled: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
