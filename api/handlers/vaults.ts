@@ -3,11 +3,12 @@
  * and /vaults/{slug}/details-lite, answered from the views (api/read/vault-*.ts)
  * through the response cache, with the oldest chain watermark of the vaults.
  *
- * `liveLiquidity=true`: balances are read from the chains at request time when a
- * `LiveLiquidityReader` is given to `makeVaultsHandlers` (the EVM reader's issue
- * wires one in), uncached, falling back to the snapshots; without a reader the
- * answer comes from the snapshots. Either way `X-Liquidity-Source` says which.
+ * `liveLiquidity=true`: balances are read from the chains at request time (the
+ * configured chains' RPC, api/read/vault-live-liquidity.ts, or the reader given to
+ * `makeVaultsHandlers`), uncached, falling back to the snapshots when a chain cannot
+ * be read. Either way `X-Liquidity-Source` says which.
  */
+
 import type { Context } from 'koa';
 import {
   detailsLiteQuery,
@@ -22,6 +23,7 @@ import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
 import { loadContexts } from '../read/vault-context.ts';
 import { loadHolderCounts, loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
+import { liquidityReaderFor } from '../read/vault-live-liquidity.ts';
 import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
@@ -68,7 +70,7 @@ async function answerDetails(
   });
 }
 
-/** The handlers, reading live liquid balances through `live` when given. */
+/** The handlers, reading live liquid balances through `live` when given, else from the configured chains. */
 export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
   return {
     'GET /vaults': async (ctx, deps) => {
@@ -93,27 +95,39 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
 
     'GET /vaults/details': async (ctx, deps) => {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
-      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
-        const vaults = await vaultsWithStatus(deps.store, statuses);
-        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
-        const agg = await aggregates(deps, vaults, true);
-        const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
-        // One vault read from its snapshot makes the whole answer a snapshot answer.
-        const source =
-          answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
-        return { data: answers.map((a) => a.value), watermark, source };
-      });
+      await answerDetails(
+        ctx,
+        deps,
+        liveLiquidity,
+        live ?? liquidityReaderFor(deps.config),
+        async (reader) => {
+          const vaults = await vaultsWithStatus(deps.store, statuses);
+          const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+          const agg = await aggregates(deps, vaults, true);
+          const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
+          // One vault read from its snapshot makes the whole answer a snapshot answer.
+          const source =
+            answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
+          return { data: answers.map((a) => a.value), watermark, source };
+        },
+      );
     },
 
     'GET /vaults/{slug}/details-lite': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
-      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
-        const vault = await vaultBySlug(deps.store, slug);
-        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
-        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
-        return { data: answer.value, watermark, source: answer.liquiditySource };
-      });
+      await answerDetails(
+        ctx,
+        deps,
+        liveLiquidity,
+        live ?? liquidityReaderFor(deps.config),
+        async (reader) => {
+          const vault = await vaultBySlug(deps.store, slug);
+          const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+          const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
+          return { data: answer.value, watermark, source: answer.liquiditySource };
+        },
+      );
     },
   };
 }

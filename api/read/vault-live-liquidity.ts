@@ -1,0 +1,53 @@
+/**
+ * `liveLiquidity=true`: the vault's configured liquid-asset balances read from the
+ * chains at request time (`balanceOf(vault)` on each asset, through the chain's first
+ * RPC URL). Any chain that cannot be read makes the reader throw, and the answer falls
+ * back to the last snapshots (api/read/vault-composition.ts `currentBalances`).
+ */
+import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
+import type { Config } from '../../core/config.ts';
+import type { RegistryVault } from './registry.ts';
+import type { LiquidBalance, LiveLiquidityReader } from './vault-composition.ts';
+
+/** A reader over the chains of `config` (one viem client per chain, reused across requests). */
+export function chainLiquidityReader(config: Config): LiveLiquidityReader {
+  const clients = new Map<number, PublicClient>();
+  const clientOf = (chainId: number): PublicClient => {
+    let client = clients.get(chainId);
+    if (client) return client;
+    const chain = config.chains.find((c) => c.chainId === chainId);
+    if (!chain?.rpcUrls.length) throw new Error(`no RPC configured for chain ${chainId}`);
+    client = createPublicClient({
+      transport: http(chain.rpcUrls[0], { timeout: chain.requestTimeoutMs, retryCount: 0 }),
+    });
+    clients.set(chainId, client);
+    return client;
+  };
+  return {
+    balances: (v: RegistryVault): Promise<LiquidBalance[]> =>
+      Promise.all(
+        v.info.liquidAssets.map(async (a) => ({
+          chainId: a.chainId,
+          contractAddress: a.contractAddress.toLowerCase(),
+          amount: await clientOf(a.chainId).readContract({
+            address: a.contractAddress as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [v.vaultAddress as Address],
+          }),
+        })),
+      ),
+  };
+}
+
+const readers = new WeakMap<Config, LiveLiquidityReader>();
+
+/** The reader of `config`, made once per config object. */
+export function liquidityReaderFor(config: Config): LiveLiquidityReader {
+  let reader = readers.get(config);
+  if (!reader) {
+    reader = chainLiquidityReader(config);
+    readers.set(config, reader);
+  }
+  return reader;
+}
