@@ -12,6 +12,7 @@ import type { Config } from '../core/config.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
+import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
 import { ENDPOINTS } from './http/endpoints.ts';
@@ -48,7 +49,9 @@ export function createApp(deps: ApiDeps): Koa {
     clock,
     log,
     mintFlow: deps.mintFlow,
+    dataVersion: deps.dataVersion,
   };
+  tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
   for (const e of ENDPOINTS) {
     const handler = HANDLERS[e.key];
     if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, handlerDeps));

@@ -1,5 +1,7 @@
 /**
- * API benchmark: `npx tsx bench/api.ts [--seconds 10] [--holders 1000000] [--vaults 50]`.
+ * API benchmark: `npx tsx bench/api.ts [--seconds 10] [--holders 1000000] [--vaults 50]
+ * [--only token-holders] [--data-dir DIR]` (`--data-dir` keeps the generated data there and
+ * reuses it on the next run).
  *
  * 1. A child process writes the data straight into the raw tables of a temp data dir
  *    (INSERT ... SELECT from numbers(), so the materialized views fill as in production):
@@ -8,18 +10,22 @@
  * 2. Throughput: the API runs in a child process; for each endpoint, a bare `node:http`
  *    child serves the very bytes the API answered, and autocannon (100 connections,
  *    `seconds` each) loads the bare server, then the API: requests/s, p50, p99.
- * 3. GET /v1/token-holders in a fresh API child: time to first byte, total time, bytes,
- *    and the child's peak RSS (VmHWM; VmRSS sampled every 20 ms during the request).
+ * 3. GET /v1/token-holders in a fresh API child (which builds the shared snapshot as it
+ *    starts): the first request right after start, a second one of the same version, one
+ *    while the snapshot of a new data version builds (SIGUSR2 bumps the child's version)
+ *    and the first one of the new version: time to first byte, total time, bytes, the
+ *    version served, and the child's RSS (VmHWM peak; VmRSS sampled every 20 ms), with
+ *    the child's RSS before and after the engine loads and the machine's load average.
  *
  * Results go to bench/results/api-latest.json. The roles `generate`, `serve` and `bare`
  * are this file run as a child.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -132,12 +138,21 @@ async function generate(dataDir: string, vaults: number, holders: number): Promi
 
 // ---- processes ---------------------------------------------------------------------------------
 
-/** The API over `dataDir` on 127.0.0.1:0 (prints `PORT <n>`). */
+/**
+ * The API over `dataDir` on 127.0.0.1:0; prints `PORT <n>` and its RSS before and after the
+ * engine loaded. SIGUSR2 bumps the data version, as a landed batch does.
+ */
 async function serve(dataDir: string): Promise<void> {
+  const nodeMb = memory(process.pid).rssMb;
   const config = parseConfig({ dataDir, logLevel: 'warn' });
   const store: Store = await createStore(config);
-  const app = createApp({ store, config, dataVersion: () => 1, ready: () => true });
+  await store.query('SELECT 1');
+  const engineMb = memory(process.pid).rssMb;
+  let version = 1;
+  process.on('SIGUSR2', () => version++);
+  const app = createApp({ store, config, dataVersion: () => version, ready: () => true });
   const server = await listen(app, '127.0.0.1', 0);
+  console.log(`RSS ${nodeMb.toFixed(0)} ${engineMb.toFixed(0)}`);
   console.log(`PORT ${(server.address() as AddressInfo).port}`);
 }
 
@@ -152,7 +167,10 @@ function bare(file: string, contentType: string): void {
 }
 
 /** Runs this file as `role` in a child; resolves once the child prints its port (or exits, for `generate`). */
-function child(role: string, args: string[]): Promise<{ proc: ChildProcess; port: number }> {
+function child(
+  role: string,
+  args: string[],
+): Promise<{ proc: ChildProcess; port: number; out: () => string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', SELF, role, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, LOG_LEVEL: 'warn' },
@@ -162,11 +180,11 @@ function child(role: string, args: string[]): Promise<{ proc: ChildProcess; port
     proc.stdout!.on('data', (d) => {
       out += d;
       const m = /PORT (\d+)/.exec(out);
-      if (m) resolve({ proc, port: Number(m[1]) });
+      if (m) resolve({ proc, port: Number(m[1]), out: () => out });
     });
     proc.once('exit', (code) =>
       code === 0 && role === 'generate'
-        ? resolve({ proc, port: 0 })
+        ? resolve({ proc, port: 0, out: () => '' })
         : reject(new Error(`${role} exited ${code}`)),
     );
   });
@@ -242,8 +260,10 @@ async function compare(apiPort: number, path: string, seconds: number, dir: stri
   }
 }
 
-/** GET /v1/token-holders once: time to first byte and to the end, bytes, rows, server memory. */
-async function tokenHolders(port: number, pid: number) {
+const PREFIX_BYTES = '{"data":{"holders":['.length;
+
+/** GET /v1/token-holders once: time to first byte and to the end, bytes, rows, version, server memory. */
+async function tokenHoldersOnce(port: number, pid: number) {
   const before = memory(pid);
   let sampledMaxMb = before.rssMb;
   const timer = setInterval(() => {
@@ -252,23 +272,38 @@ async function tokenHolders(port: number, pid: number) {
   const t0 = performance.now();
   const out = await new Promise<{
     ttfbMs: number;
+    firstRowsMs: number;
     totalMs: number;
     bytes: number;
     tail: string;
     status: number;
+    version: string;
+    stale: boolean;
   }>((resolve, reject) => {
     http
       .get(`http://127.0.0.1:${port}/v1/token-holders`, (res) => {
         let ttfbMs = -1;
+        let firstRowsMs = -1;
         let bytes = 0;
         let tail = '';
         res.on('data', (chunk: Buffer) => {
           if (ttfbMs < 0) ttfbMs = performance.now() - t0;
           bytes += chunk.length;
+          // The first chunk may be the bare `{"data":{"holders":[` prefix, before any row is read.
+          if (firstRowsMs < 0 && bytes > PREFIX_BYTES) firstRowsMs = performance.now() - t0;
           tail = (tail + chunk.toString('latin1')).slice(-200);
         });
         res.on('end', () =>
-          resolve({ ttfbMs, totalMs: performance.now() - t0, bytes, tail, status: res.statusCode ?? 0 }),
+          resolve({
+            ttfbMs,
+            firstRowsMs,
+            totalMs: performance.now() - t0,
+            bytes,
+            tail,
+            status: res.statusCode ?? 0,
+            version: String(res.headers['x-data-version']),
+            stale: res.headers['x-snapshot-stale'] === '1',
+          }),
         );
         res.on('error', reject);
       })
@@ -279,13 +314,55 @@ async function tokenHolders(port: number, pid: number) {
   return {
     status: out.status,
     count: Number(/"count":(\d+)/.exec(out.tail)?.[1] ?? -1),
-    ttfbMs: out.ttfbMs,
-    totalMs: out.totalMs,
+    version: out.version,
+    stale: out.stale,
+    ttfbMs: Math.round(out.ttfbMs),
+    firstRowsMs: Math.round(out.firstRowsMs),
+    totalMs: Math.round(out.totalMs),
     bytes: out.bytes,
-    serverRssBeforeMb: before.rssMb,
-    serverRssSampledMaxMb: Math.max(sampledMaxMb, after.rssMb),
-    serverPeakRssMb: after.peakMb,
+    serverRssBeforeMb: Math.round(before.rssMb),
+    serverRssSampledMaxMb: Math.round(Math.max(sampledMaxMb, after.rssMb)),
+    serverPeakRssMb: Math.round(after.peakMb),
+    loadAverage1m: loadavg()[0],
   };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * GET /v1/token-holders in a fresh API child: right after start (waits for the first
+ * build), again (shared snapshot), while a new version builds (the previous snapshot),
+ * and once the new version's snapshot is in.
+ */
+async function tokenHolders(dataDir: string) {
+  const th = await child('serve', [dataDir]);
+  try {
+    const [nodeMb, engineMb] = (/RSS (\d+) (\d+)/.exec(th.out()) ?? []).slice(1).map(Number);
+    const pid = th.proc.pid!;
+    const first = await tokenHoldersOnce(th.port, pid);
+    const again = await tokenHoldersOnce(th.port, pid);
+    th.proc.kill('SIGUSR2');
+    // The version is polled every second; a build starts at most every 5 s.
+    await sleep(1500);
+    const duringRebuild = await tokenHoldersOnce(th.port, pid);
+    let next = await tokenHoldersOnce(th.port, pid);
+    for (let i = 0; i < 120 && next.version === first.version; i++) {
+      await sleep(500);
+      next = await tokenHoldersOnce(th.port, pid);
+    }
+    const idle = memory(pid);
+    return {
+      serverRssNodeOnlyMb: nodeMb,
+      serverRssEngineLoadedMb: engineMb,
+      serverRssIdleAfterMb: Math.round(idle.rssMb),
+      first,
+      again,
+      duringRebuild,
+      newVersion: next,
+    };
+  } finally {
+    await stop(th.proc);
+  }
 }
 
 async function main(): Promise<void> {
@@ -294,22 +371,33 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '10' },
       holders: { type: 'string', default: '1000000' },
       vaults: { type: 'string', default: '50' },
+      only: { type: 'string' },
+      'data-dir': { type: 'string' },
     },
   });
+  if (values.only !== undefined && values.only !== 'token-holders')
+    throw new Error(`--only: token-holders is the one part that runs alone, not ${values.only}`);
   const seconds = Number(values.seconds);
   const holders = Number(values.holders);
   const vaults = Number(values.vaults);
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-api-'));
-  const dataDir = join(dir, 'data');
+  const dataDir = values['data-dir'] ?? join(dir, 'data');
   try {
     const g0 = performance.now();
-    await child('generate', [dataDir, String(vaults), String(holders)]);
-    const generateSeconds = (performance.now() - g0) / 1000;
+    const reuse = values['data-dir'] !== undefined && existsSync(dataDir);
+    if (!reuse) await child('generate', [dataDir, String(vaults), String(holders)]);
+    const generateSeconds = reuse ? null : (performance.now() - g0) / 1000;
 
     // Token holders first, in a fresh server: its memory is not the other endpoints' caches.
-    const th = await child('serve', [dataDir]);
-    const token = await tokenHolders(th.port, th.proc.pid!);
-    await stop(th.proc);
+    const token = await tokenHolders(dataDir);
+    if (values.only) {
+      const outDir = join(import.meta.dirname, 'results');
+      mkdirSync(outDir, { recursive: true });
+      const result = { date: new Date().toISOString(), dataset: { vaults, holders }, tokenHolders: token };
+      writeFileSync(join(outDir, 'api-token-holders-latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+      console.log('token-holders', JSON.stringify(token, null, 2));
+      return;
+    }
 
     const api = await child('serve', [dataDir]);
     const wanted: [EndpointKey, string][] = [

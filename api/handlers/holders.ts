@@ -16,45 +16,48 @@ import {
 } from '../http/params.ts';
 import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
 import { holderHistory } from '../read/holders-history.ts';
-import { snapshotTokenHolders, type TokenHolderSnapshot } from '../read/holders-token-holders.ts';
+import { type SnapshotLease, tokenHolderSnapshots } from '../read/holders-snapshots.ts';
 import { topHolders } from '../read/holders-top.ts';
-import { loadRegistry, vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
-import type { HandlerMap } from './types.ts';
+import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import type { HandlerDeps, HandlerMap } from './types.ts';
 
 /** Rows per page read from the snapshot (and per chunk written). */
 const TOKEN_HOLDER_PAGE = 10_000;
 
 /** The response body of GET /token-holders, one page of rows per chunk. */
-async function* tokenHoldersBody(snap: TokenHolderSnapshot): AsyncGenerator<string> {
+async function* tokenHoldersBody({ snapshot }: SnapshotLease): AsyncGenerator<string> {
   yield '{"data":{"holders":[';
   let first = true;
-  for await (const page of snap.pages(TOKEN_HOLDER_PAGE)) {
+  for await (const page of snapshot.pages(TOKEN_HOLDER_PAGE)) {
     const json = page.map((h) => JSON.stringify(h)).join(',');
     yield first ? json : `,${json}`;
     first = false;
   }
-  yield `],"count":${snap.count}}}`;
+  yield `],"count":${snapshot.count}}}`;
+}
+
+/** The shared token-holders snapshots of the API given `deps`; the first call starts the first build. */
+export function tokenHolderSnapshotsOf(deps: HandlerDeps) {
+  // Without a data version (stand-in apps), the lone-API rule of cli/roles.ts: a new one every 5 s.
+  const version = deps.dataVersion ?? (() => Math.floor(Date.now() / 5000));
+  return tokenHolderSnapshots(deps, { store: deps.store, version, log: deps.log });
 }
 
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
 
 export const holdersHandlers: HandlerMap = {
-  'GET /token-holders': async (ctx, { store }) => {
+  'GET /token-holders': async (ctx, deps) => {
     parseQuery(noQuery, ctx);
-    const vaults = await loadRegistry(store);
-    // Failures up to here answer the 500 `{ error, code }` of the error handler; once
-    // the snapshot exists the body streams from it, a page per read.
-    const snap = await snapshotTokenHolders(store, vaults);
-    try {
-      const watermark = await vaultsWatermark(store, vaults);
-      if (watermark !== null) ctx.set('X-Data-Watermark', new Date(watermark * 1000).toISOString());
-    } catch (err) {
-      await snap.drop();
-      throw err;
-    }
-    const body = Readable.from(tokenHoldersBody(snap), { objectMode: false });
-    // A client gone before the first read never starts the generator: drop here too.
-    body.once('close', () => void snap.drop().catch(() => undefined));
+    // A failed build answers the 500 `{ error, code }` of the error handler; then the body
+    // streams from the newest complete snapshot, a page per read, even while a newer one builds.
+    const lease = await tokenHolderSnapshotsOf(deps).acquire();
+    const body = Readable.from(tokenHoldersBody(lease), { objectMode: false });
+    // Ended, failed or abandoned (even before the first read): the reader lets go.
+    body.once('close', () => void lease.release());
+    if (lease.watermark !== null) ctx.set('X-Data-Watermark', new Date(lease.watermark * 1000).toISOString());
+    ctx.set('X-Data-Version', lease.version);
+    ctx.set('X-Snapshot-Age', String(Math.max(0, Math.floor((Date.now() - lease.builtAtMs) / 1000))));
+    if (lease.stale) ctx.set('X-Snapshot-Stale', '1');
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body;

@@ -19,6 +19,8 @@ export interface HandlerDeps {
   /** Milliseconds since the epoch; injectable so time-relative defaults are testable. */
   clock: () => number;
   log: Logger;
+  /** The data version (changes when new data lands); absent in stand-in apps. */
+  dataVersion?: () => number | string;
   /** On-demand mint-flow lookup of an unknown signature (the tracker); absent = unknown is 404. */
   mintFlow?: { lookup(signature: string): Promise<'tracked' | 'not_flow'> };
 }

@@ -3,11 +3,12 @@
  * address with balances summed over every EVM chain and the Solana mint (chain 101)
  * apart, sorted by USD value descending, ties by address (DESIGN section 8).
  *
- * The whole list is too big to hold: it is computed once per request, sorted, into a
- * scratch MergeTree table keyed by its row number, and then read back in pages by row
- * number. Each page is one short query, so the embedded engine (one query at a time)
- * keeps serving other requests while the body streams, and neither the engine nor the
- * API holds more than a page of rows after the snapshot is written.
+ * The whole list is too big to hold: it is computed, sorted, into a snapshot MergeTree
+ * table keyed by its row number, and then read back in pages by row number. Each page
+ * is one short query, so the embedded engine (one query at a time) keeps serving other
+ * requests while the body streams, and neither the engine nor the API holds more than a
+ * page of rows after the snapshot is written. One snapshot serves every request of a
+ * data version (holders-snapshots.ts owns their life).
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/client.ts';
@@ -34,32 +35,39 @@ interface PageRow {
 export interface TokenHolderSnapshot {
   /** Rows in the snapshot (the response's `count`). */
   count: number;
-  /** The rows in order, `pageSize` at a time; drops the snapshot when done or abandoned. */
+  /** The snapshot table, database-qualified. */
+  table: string;
+  /** The rows in order, `pageSize` at a time (the table stays; `drop` removes it). */
   pages(pageSize: number): AsyncGenerator<TokenHolder[]>;
-  /** Drops the scratch table (idempotent). */
+  /** Drops the snapshot table (idempotent). */
   drop(): Promise<void>;
 }
 
-const SCRATCH_PREFIX = 'scratch_token_holders_';
+/** Name prefix of snapshot tables (and of the per-request scratch tables of older releases). */
+const SNAPSHOT_PREFIXES = ['token_holders_snapshot_', 'scratch_token_holders_'];
 
-/** Drops snapshots older than an hour: left behind by a process that died while streaming. */
-async function dropStaleSnapshots(store: Store): Promise<void> {
+/**
+ * Drops snapshot tables older than an hour, except `keep` (names without database):
+ * left behind by a process that died. Live snapshots are rebuilt well within the hour.
+ */
+export async function dropStaleSnapshots(store: Store, keep: readonly string[] = []): Promise<void> {
   const stale = await store.query<{ name: string }>(
-    `SELECT name FROM system.tables WHERE database = {db:String} AND startsWith(name, {prefix:String})
+    `SELECT name FROM system.tables WHERE database = {db:String}
+       AND arrayExists(p -> startsWith(name, p), {prefixes:Array(String)})
+       AND NOT has({keep:Array(String)}, name)
        AND metadata_modification_time < now() - INTERVAL 1 HOUR`,
-    { db: store.database, prefix: SCRATCH_PREFIX },
+    { db: store.database, prefixes: SNAPSHOT_PREFIXES, keep },
   );
   for (const { name } of stale) await store.command(`DROP TABLE IF EXISTS ${store.database}.${name} SYNC`);
 }
 
-/** Computes the sorted (holder, token) list of `vaults` into a scratch table. */
+/** Computes the sorted (holder, token) list of `vaults` into a new snapshot table. */
 export async function snapshotTokenHolders(
   store: Store,
   vaults: readonly RegistryVault[],
 ): Promise<TokenHolderSnapshot> {
   const db = store.database;
-  await dropStaleSnapshots(store);
-  const table = `${db}.${SCRATCH_PREFIX}${randomBytes(8).toString('hex')}`;
+  const table = `${db}.${SNAPSHOT_PREFIXES[0]}${randomBytes(8).toString('hex')}`;
   const usd = await shareUsdE18(store, vaults);
   const dec = decimalsSql(vaults, 'vault', 'chain_id');
   await store.command(
@@ -70,7 +78,7 @@ export async function snapshotTokenHolders(
        balance_x Int256 COMMENT 'Balance in 10^-${SCALE} tokens',
        value_e18 Int256 COMMENT 'USD value in 10^-18 USD'
      ) ENGINE = MergeTree ORDER BY rn
-     COMMENT 'Scratch snapshot of one GET /token-holders response; dropped when it is sent'`,
+     COMMENT 'Snapshot of GET /token-holders for one data version; dropped once superseded and unread'`,
   );
   let dropped = false;
   const drop = async () => {
@@ -81,7 +89,7 @@ export async function snapshotTokenHolders(
   try {
     await insertSnapshot(store, table, vaults, usd, dec);
     const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
-    return { count: Number(n), pages: (size) => readPages(store, table, size, drop), drop };
+    return { count: Number(n), table, pages: (size) => readPages(store, table, size), drop };
   } catch (err) {
     await drop();
     throw err;
@@ -135,32 +143,23 @@ async function insertSnapshot(
   await store.query(sql, params);
 }
 
-async function* readPages(
-  store: Store,
-  table: string,
-  size: number,
-  drop: () => Promise<void>,
-): AsyncGenerator<TokenHolder[]> {
-  try {
-    let after = 0;
-    for (;;) {
-      const rows = await store.query<PageRow>(
-        `SELECT toString(rn) AS rn_s, address, token, toString(balance_x) AS balance_s,
-           toString(value_e18) AS value_s
-         FROM ${table} WHERE rn > {after:UInt64} ORDER BY rn LIMIT {n:UInt32}`,
-        { after, n: size },
-      );
-      if (rows.length === 0) return;
-      yield rows.map((r) => ({
-        address: r.address,
-        tokenAddress: r.token,
-        balance: toUnits(BigInt(r.balance_s), SCALE),
-        value: toUnits(BigInt(r.value_s), 18),
-      }));
-      if (rows.length < size) return;
-      after = Number(rows[rows.length - 1].rn_s);
-    }
-  } finally {
-    await drop();
+async function* readPages(store: Store, table: string, size: number): AsyncGenerator<TokenHolder[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await store.query<PageRow>(
+      `SELECT toString(rn) AS rn_s, address, token, toString(balance_x) AS balance_s,
+         toString(value_e18) AS value_s
+       FROM ${table} WHERE rn > {after:UInt64} ORDER BY rn LIMIT {n:UInt32}`,
+      { after, n: size },
+    );
+    if (rows.length === 0) return;
+    yield rows.map((r) => ({
+      address: r.address,
+      tokenAddress: r.token,
+      balance: toUnits(BigInt(r.balance_s), SCALE),
+      value: toUnits(BigInt(r.value_s), 18),
+    }));
+    if (rows.length < size) return;
+    after = Number(rows[rows.length - 1].rn_s);
   }
 }
