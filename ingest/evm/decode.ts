@@ -179,23 +179,18 @@ export function decodeLog(role: ContractRole, log: RawLog): DecodedLog | undefin
     const args = fast(log);
     return args && { log, role, event: item.name, args };
   }
-  try {
-    const d = decodeEventLog({
-      abi: [item],
-      topics: log.topics as [Hex, ...Hex[]],
-      data: log.data,
-      strict: true,
-    });
-    return { log, role, event: d.eventName, args: normalise(d.args) as Record<string, unknown> };
-  } catch {
-    return undefined;
-  }
+  return decodeWithViem(item, role, log);
 }
 
 /** The generic (viem) decoding of `log` as `role`, for tests holding the fast path equal to it. */
 export function decodeLogGeneric(role: ContractRole, log: RawLog): DecodedLog | undefined {
   const item = BY_ROLE[role].get(shapeKey(log.topics[0] ?? '', log.topics.length));
   if (!item) return undefined;
+  return decodeWithViem(item, role, log);
+}
+
+/** viem's strict decoding of `log` as `item`; undefined when the log does not fit the ABI. */
+function decodeWithViem(item: AbiEvent, role: ContractRole, log: RawLog): DecodedLog | undefined {
   try {
     const d = decodeEventLog({
       abi: [item],

@@ -2,30 +2,14 @@
  * The activity endpoints (recent transactions, failed redemptions, role assignments)
  * over the activity scenario replayed into chDB; expected values come from its events.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
-import {
-  type ActivityScenario,
-  balancesAt,
-  buildActivityScenario,
-  canonical,
-  NOW,
-  NOW_MS,
-  units,
-} from '../support/activity-scenario.ts';
-import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
+import { type ActivityScenario, NOW } from '../support/activity-scenario.ts';
+import { balancesAt, canonical, units } from '../support/activity-truth.ts';
+import { useActivityApi } from '../support/api-fixture.ts';
+import { DAY } from '../support/events.ts';
 
-const DAY = 86_400;
-let s: ActivityScenario;
-let api: ApiHarness;
-
-beforeAll(async () => {
-  s = buildActivityScenario();
-  api = await startApiHarness(s.lines, { clock: () => NOW_MS });
-});
-afterAll(() => api?.close());
-
-const vault = (slug: string) => s.vaults.find((v) => v.record.slug === slug)!;
+const { s, api, vault } = useActivityApi();
 
 /** The expected recent transactions of `slug`: newest first, at most `limit`. */
 function expectedTransactions(slug: string, limit: number, chainId?: number) {

@@ -2,25 +2,13 @@
  * GET /v1/vaults/fees over the activity scenario replayed into chDB: six daily USD
  * series per vault, every day of the range present, values from the fee events.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
-import {
-  type ActivityScenario,
-  buildActivityScenario,
-  canonical,
-  NOW_MS,
-  units,
-} from '../support/activity-scenario.ts';
-import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
+import { NOW_MS } from '../support/activity-scenario.ts';
+import { canonical, units } from '../support/activity-truth.ts';
+import { usdE18, useActivityApi } from '../support/api-fixture.ts';
 
-let s: ActivityScenario;
-let api: ApiHarness;
-
-beforeAll(async () => {
-  s = buildActivityScenario();
-  api = await startApiHarness(s.lines, { clock: () => NOW_MS });
-});
-afterAll(() => api?.close());
+const { s, api } = useActivityApi();
 
 const SERIES = {
   MANAGEMENT: 'managementFee',
@@ -36,10 +24,9 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 function expectedFees(slug: string, start: string, end: string) {
   const sums = new Map<string, bigint>();
   for (const f of canonical(s.fees).filter((f) => f.vault === slug)) {
-    const [int, frac = ''] = f.usdPrice.split('.');
-    const usdE18 = (BigInt(f.amount) * BigInt(int + frac.padEnd(18, '0'))) / 10n ** BigInt(f.decimals);
+    const usd = (BigInt(f.amount) * usdE18(f.usdPrice)) / 10n ** BigInt(f.decimals);
     const k = `${f.kind}|${isoDay(f.blockTimestamp * 1000)}`;
-    sums.set(k, (sums.get(k) ?? 0n) + usdE18);
+    sums.set(k, (sums.get(k) ?? 0n) + usd);
   }
   const days: string[] = [];
   for (let t = Date.parse(start); t <= Date.parse(end); t += 86_400_000) days.push(isoDay(t));

@@ -4,18 +4,12 @@
  * chDB. Expected values are computed here from the scenario's events
  * (test/support/vault-scenario.ts): closes, supply, snapshots, watermarks.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
-import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
+import { useVaultApi } from '../support/api-fixture.ts';
+import { DAY } from '../support/events.ts';
+import { dayTs, errors, MAINNET, NOW, PRIMARY, SLUG, TODAY } from '../support/vault-scenario.ts';
 import {
-  DAY,
-  dayTs,
-  errors,
-  MAINNET,
-  NOW,
-  PRIMARY,
-  SLUG,
-  TODAY,
   truthClose,
   truthComposition,
   truthCompositionApy,
@@ -23,14 +17,10 @@ import {
   truthNavApy,
   truthSettledThrough,
   truthTvl,
-  vaultScenarioLines,
-} from '../support/vault-scenario.ts';
+} from '../support/vault-truth.ts';
 
-let api: ApiHarness;
-beforeAll(async () => {
-  api = await startApiHarness(vaultScenarioLines(), { clock: () => NOW * 1000 });
-});
-afterAll(async () => api?.close());
+const api = useVaultApi();
+const get = api.get;
 
 type Block = { rolling7d: number | null; rolling30d: number | null; sec30d: number | null };
 
@@ -53,11 +43,6 @@ const parse = (csv: string) =>
     .split('\n')
     .map((line) => line.split(','));
 
-const get = async (path: string) => {
-  const res = await api.request(path);
-  expect(res.status, res.text).toBe(200);
-  return res;
-};
 const indexOf = (day: number) => (day - dayTs(0)) / DAY;
 const dayEnd = (i: number) => Math.min(dayTs(i) + DAY - 1, NOW);
 /** Days settled for a vault: their end is at or before its oldest chain watermark. */

@@ -2,33 +2,17 @@
  * The holders endpoints over the activity scenario replayed into chDB: every expected
  * value is derived here from the scenario's events (test/support/activity-scenario.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
+import type { HolderHistoryEntry } from '../../api/read/holders-history.ts';
 import { snapshotTokenHolders } from '../../api/read/holders-token-holders.ts';
 import { loadRegistry } from '../../api/read/registry.ts';
-import {
-  type ActivityScenario,
-  balancesAt,
-  buildActivityScenario,
-  canonical,
-  NOW,
-  NOW_MS,
-  units,
-} from '../support/activity-scenario.ts';
-import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
+import { NOW } from '../support/activity-scenario.ts';
+import { balancesAt, canonical, units } from '../support/activity-truth.ts';
+import { usdE18, useActivityApi } from '../support/api-fixture.ts';
+import { DAY, HOUR } from '../support/events.ts';
 
-const HOUR = 3600;
-const DAY = 86_400;
-let s: ActivityScenario;
-let api: ApiHarness;
-
-beforeAll(async () => {
-  s = buildActivityScenario();
-  api = await startApiHarness(s.lines, { clock: () => NOW_MS });
-});
-afterAll(() => api?.close());
-
-const vault = (slug: string) => s.vaults.find((v) => v.record.slug === slug)!;
+const { s, api, vault } = useActivityApi();
 const decimalsOn = (slug: string, chainId: number) => (chainId === 101 ? 9 : vault(slug).record.decimals);
 
 /** The expected token-holder rows, computed from the transfers. */
@@ -42,8 +26,7 @@ function tokenHolderTruth() {
     const [slug, chain, holder] = k.split('|');
     const v = vault(slug);
     const token = chain === '101' ? v.record.solanaMint : v.record.vaultAddress;
-    const [int, frac = ''] = v.record.baseAssetUsdPrice.split('.');
-    const shareUsdE18 = (v.rate * BigInt(int + frac.padEnd(18, '0'))) / 10n ** BigInt(v.rateDecimals);
+    const shareUsdE18 = (v.rate * usdE18(v.record.baseAssetUsdPrice)) / 10n ** BigInt(v.rateDecimals);
     const row = rows.get(`${holder}|${token}`) ?? { address: holder, token, x: 0n, usdE18: shareUsdE18 };
     row.x += raw * 10n ** BigInt(36 - decimalsOn(slug, Number(chain)));
     rows.set(`${holder}|${token}`, row);
@@ -82,11 +65,11 @@ describe('GET /v1/token-holders', () => {
     expect(res.headers.get('content-length')).toBeNull(); // streamed
     expect(res.body).toEqual({ data: { holders: truth, count: truth.length } });
     responseBodies['GET /token-holders'].parse(res.body);
-    // The scratch snapshot is gone once the body is sent.
-    const scratch = await api.store.query(
-      `SELECT name FROM system.tables WHERE database = '${api.store.database}' AND name LIKE 'scratch_%'`,
+    // One shared snapshot of this data version remains for the next requests, and no other.
+    const snapshots = await api.store.query(
+      `SELECT name FROM system.tables WHERE database = '${api.store.database}' AND name LIKE 'token_holders_snapshot_%'`,
     );
-    expect(scratch).toEqual([]);
+    expect(snapshots).toHaveLength(1);
   });
 
   it('pages through the snapshot in order (keyed by row number)', async () => {
@@ -190,16 +173,7 @@ describe('GET /v1/vaults/{slug}/holders-history', () => {
     expect(res.status).toBe(200);
     responseBodies['GET /vaults/{slug}/holders-history'].parse(res.body);
     const got = res.body.data.history.filter((h: { chainId: number }) => h.chainId === 1);
-    const expected: {
-      day: number;
-      chainId: number;
-      start: number;
-      end: number;
-      min: number;
-      max: number;
-      average: number;
-      count: number;
-    }[] = [];
+    const expected: HolderHistoryEntry[] = [];
     for (let day = firstDay; day <= lastFull; day += DAY) {
       const samples = Array.from({ length: 24 }, (_, h) => holdersAt('alpha', 1, day + (h + 1) * HOUR - 1));
       expected.push({

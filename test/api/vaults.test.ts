@@ -3,17 +3,17 @@
  * the vault scenario replayed through the CLI into chDB. Expected values are
  * computed here from the scenario's events (test/support/vault-scenario.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { vaultDetails, vaultDetailsLite, vaultInfo } from '../../api/http/resources.ts';
 import { responseBodies } from '../../api/http/responses.ts';
 import type { RegistryVault } from '../../api/read/registry.ts';
 import { currentBalances, indexSnapshots } from '../../api/read/vault-composition.ts';
-import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
+import { useVaultApi } from '../support/api-fixture.ts';
+import { DAY } from '../support/events.ts';
 import {
   activity,
   alphaRate,
   blocks,
-  DAY,
   dayTs,
   MAINNET,
   NOW,
@@ -21,33 +21,26 @@ import {
   redemptions,
   SLUG,
   TODAY,
+  USDC,
+  vaultConfigs,
+} from '../support/vault-scenario.ts';
+import {
   truthDecimals,
   truthHolders,
   truthLiquid,
   truthNavApy,
   truthSettledThrough,
   truthTvl,
-  USDC,
-  vaultConfigs,
-  vaultScenarioLines,
-} from '../support/vault-scenario.ts';
+} from '../support/vault-truth.ts';
 
-let api: ApiHarness;
-beforeAll(async () => {
-  api = await startApiHarness(vaultScenarioLines(), { clock: () => NOW * 1000 });
-});
-afterAll(async () => api?.close());
+const api = useVaultApi();
+const get = api.get;
 
 /** Relative closeness for USD and percent numbers (the API converts exact values once). */
 function near(actual: number, expected: number, rel = 1e-9) {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.abs(expected) * rel + 1e-9);
 }
 
-const get = async (path: string) => {
-  const res = await api.request(path);
-  expect(res.status, res.text).toBe(200);
-  return res;
-};
 const slugsOf = (body: { data: { slug: string }[] }) => body.data.map((v) => v.slug);
 const configOf = (slug: string) => vaultConfigs.find((v) => v.slug === slug) as (typeof vaultConfigs)[number];
 

@@ -1,136 +1,34 @@
 /**
- * End to end on the devnet: the project's contracts deployed on anvil
- * (`devnet/deploy.ts`), driven through deposits (both teller families), a share
- * transfer, NestVault request/fill/claim, rate updates (one out of bounds: paused
- * without an event), a fee claim, a role grant and AtomicQueue requests on both queue
- * variants (one cancelled, one solved); then the ingester runs into the in-process
+ * End to end on the devnet: the project's contracts deployed on anvil and driven
+ * through every user and operator action (test/ingest/evm-e2e-devnet.ts); then the
+ * ingester runs into the in-process
  * bus and every family is compared with what the chain says, decoded independently
  * with the devnet's compiler-generated ABIs or computed with the contracts' formulas.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Abi,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  http,
-  maxUint256,
-  parseEventLogs,
-  type TransactionReceipt,
-} from 'viem';
-import type { Account } from 'viem/accounts';
+import { type Abi, createPublicClient, type Hex, http, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessBus } from '../../bus/inprocess.ts';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
-import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
-import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
+import { type AnvilNode, startAnvil } from '../../devnet/anvil.ts';
+import type { DevnetAddresses } from '../../devnet/deploy.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { anvilRpc, liveEvents, readFamily, until } from './evm-support.ts';
+import { alice, type DevnetRun, driveDevnet } from './evm-e2e-devnet.ts';
+import { liveEvents, localChain, openBus, readFamily, untilCaughtUp, usdcVault } from './evm-support.ts';
 
 let node: AnvilNode;
 let d: DevnetAddresses;
+let receipts: DevnetRun['receipts'];
 const root = mkdtempSync(join(tmpdir(), 'vs-evm-e2e-'));
-const deployer = anvilAccount(0);
-const alice = anvilAccount(1);
-const bob = anvilAccount(2);
 const lc = (a: string) => a.toLowerCase();
-const receipts: Record<string, TransactionReceipt> = {};
-
-async function send(
-  name: string,
-  who: Account,
-  address: Hex,
-  abi: Abi,
-  functionName: string,
-  args: unknown[],
-) {
-  const wallet = createWalletClient({ account: who, transport: http(node.rpcUrl) });
-  const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
-  const r = await createPublicClient({ transport: http(node.rpcUrl) }).waitForTransactionReceipt({
-    hash,
-    pollingInterval: 20,
-  });
-  if (r.status !== 'success') throw new Error(`${name} reverted`);
-  receipts[name] = r;
-  return r;
-}
-const later = (s: number) => anvilRpc(node.rpcUrl, 'evm_increaseTime', [s]);
 
 beforeAll(async () => {
   node = await startAnvil({ chainId: 31337 });
-  d = await deployVaultSystem(node.rpcUrl, { vaults: 2 });
-  const [v0, v1] = d.vaults;
-  await send('mint', deployer, d.asset, dv.mockUsdcAbi, 'mint', [alice.address, 1_000_000_000n]);
-  await send('mintSolver', deployer, d.asset, dv.mockUsdcAbi, 'mint', [deployer.address, 1_000_000_000n]);
-  for (const spender of [v0.share, v1.share, v0.nestVault])
-    await send(`approve-${spender}`, alice, d.asset, dv.mockUsdcAbi, 'approve', [spender, maxUint256]);
-  await send('depositVeda', alice, v0.tellerVeda, dv.tellerVedaAbi, 'deposit', [d.asset, 100_000_000n, 0n]);
-  await send('depositNucleus', alice, v1.tellerNucleus, dv.tellerNucleusAbi, 'deposit', [
-    d.asset,
-    50_000_000n,
-    0n,
-  ]);
-  await send('transfer', alice, v0.share, dv.boringVaultAbi, 'transfer', [bob.address, 10_000_000n]);
-  await send('nestDeposit', alice, v0.nestVault, dv.nestVaultAbi, 'deposit', [30_000_000n, alice.address]);
-  await send('approveNest', alice, v0.share, dv.boringVaultAbi, 'approve', [v0.nestVault, maxUint256]);
-  await send('nestRequest', alice, v0.nestVault, dv.nestVaultAbi, 'requestRedeem', [
-    10_000_000n,
-    alice.address,
-    alice.address,
-  ]);
-  await send('nestFulfill', deployer, v0.nestVault, dv.nestVaultAbi, 'fulfillRedeem', [
-    alice.address,
-    10_000_000n,
-  ]);
-  await send('nestClaim', alice, v0.nestVault, dv.nestVaultAbi, 'redeem', [
-    10_000_000n,
-    alice.address,
-    alice.address,
-  ]);
-  await later(3_601);
-  await send('rate1', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [1_001_000n]);
-  await later(7_200);
-  await send('rate2', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [1_002_000n]);
-  await send('claim', deployer, v0.accountant, dv.accountantAbi, 'claimFees', [d.asset]);
-  await later(3_601);
-  await send('ratePaused', deployer, v0.accountant, dv.accountantAbi, 'updateExchangeRate', [2_000_000n]);
-  await send('role', deployer, v0.authority, dv.rolesAuthorityAbi, 'setUserRole', [bob.address, 4, true]);
-  const deadline = BigInt(Math.floor(Date.now() / 1000) + 30 * 86_400);
-  const req = (amount: bigint) => ({
-    deadline,
-    atomicPrice: 1_000_500n,
-    offerAmount: amount,
-    inSolve: false,
-  });
-  await send('request', alice, v0.queueVeda, dv.atomicQueueVedaAbi, 'updateAtomicRequest', [
-    v0.share,
-    d.asset,
-    req(20_000_000n),
-  ]);
-  await send('request1', alice, v0.queueNucleus, dv.atomicQueueNucleusAbi, 'updateAtomicRequest', [
-    v1.share,
-    d.asset,
-    req(5_000_000n),
-  ]);
-  await send('cancel1', alice, v0.queueNucleus, dv.atomicQueueNucleusAbi, 'updateAtomicRequest', [
-    v1.share,
-    d.asset,
-    req(0n),
-  ]);
-  await send('approveQueue', alice, v0.share, dv.boringVaultAbi, 'approve', [v0.queueVeda, maxUint256]);
-  await send('approveSolver', deployer, d.asset, dv.mockUsdcAbi, 'approve', [v0.queueVeda, maxUint256]);
-  await send('solve', deployer, v0.queueVeda, dv.atomicQueueVedaAbi, 'solve', [
-    v0.share,
-    d.asset,
-    [alice.address],
-    '0x',
-    deployer.address,
-  ]);
+  ({ d, receipts } = await driveDevnet(node.rpcUrl));
 }, 120_000);
 afterAll(async () => {
   await node?.stop();
@@ -142,49 +40,26 @@ const pick = (r: Record<string, unknown>, keys: string[]) => Object.fromEntries(
 describe('EVM ingest end to end on the devnet', () => {
   it('publishes every event family exactly as the chain has it', async () => {
     const [v0, v1] = d.vaults;
-    const vault = (slug: string, v: typeof v0, teller: Hex) => ({
-      slug,
-      name: slug,
-      symbol: slug.toUpperCase(),
-      decimals: 6,
-      vaultAddress: v.share,
-      tellerContractAddress: teller,
-      accountantAddress: v.accountant,
-      authorityAddress: v.authority,
-      chainIds: [31337],
-      baseAsset: { symbol: 'USDC', decimals: 6, usdPrice: 1 },
-      coreVaults: [
-        {
-          coreVaultAddress: v.nestVault,
-          asset: 'USDC',
-          chainAssets: [{ chainId: 31337, assetAddress: d.asset }],
-        },
-      ],
-      liquidAssets: [
-        { contractAddress: d.asset, symbol: 'USDC', decimals: 6, price: 0.9998, chainId: 31337 },
-      ],
-    });
+    const vault = (slug: string, v: typeof v0, teller: Hex) =>
+      usdcVault({ slug, name: slug, ...v, teller, usdc: d.asset });
     const config = parseConfig({
       dataDir: root,
       chains: [
-        {
-          chainId: 31337,
+        localChain({
           name: 'devnet',
           rpcUrls: [node.rpcUrl],
           confirmations: 2,
-          pollIntervalMs: 50,
           maxBlockRange: 1000,
           atomicQueues: [v0.queueVeda, v0.queueNucleus],
-        },
+        }),
       ],
       vaults: [vault('v0', v0, v0.tellerVeda), vault('v1', v1, v1.tellerNucleus)],
     });
-    const bus = new InProcessBus({ dir: join(root, 'bus'), partitions: 4 });
-    await bus.connect();
+    const bus = await openBus(join(root, 'bus'));
     const pub = createPublicClient({ transport: http(node.rpcUrl) });
     const head = Number(await pub.getBlockNumber());
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
-    await until(() => ingest.progress()[0]?.next === head + 1, 30_000, 'the ingester');
+    await untilCaughtUp(ingest, head, 30_000, 'the ingester');
     await ingest.stop();
     const read = async (f: Parameters<typeof readFamily>[2]) =>
       liveEvents(

@@ -5,25 +5,25 @@
  * chain's events, every failure published as a `source_errors` event, and a chain
  * that cannot be reached must not hold up another.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, type Hex, http } from 'viem';
+import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessBus } from '../../bus/inprocess.ts';
 import { silentLogger } from '../../core/log.ts';
-import { type AnvilNode, freePort, startAnvil } from '../../devnet/anvil.ts';
+import { freePort } from '../../devnet/anvil.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import {
   addr,
-  deployEmitter,
   emitTransfers,
+  eventId,
   liveEvents,
+  openBus,
   readFamily,
   testConfig,
   until,
+  untilCaughtUp,
+  useEmitterNode,
 } from './evm-support.ts';
 
 interface Misbehaviour {
@@ -70,17 +70,15 @@ async function proxy(target: string, rule: Rule): Promise<{ url: string; server:
   return { url: `http://127.0.0.1:${port}`, server, seen };
 }
 
-let node: AnvilNode;
-let emitter: Hex;
+const chain = useEmitterNode('vs-evm-faults-');
+const { root } = chain;
 let expected: { blockHash: string; logIndex: number; amount: string }[];
 /** The chain's head once the fixture events are mined. */
 let chainHead = 0;
-const root = mkdtempSync(join(tmpdir(), 'vs-evm-faults-'));
 const servers: Server[] = [];
 
 beforeAll(async () => {
-  node = await startAnvil({ chainId: 31337 });
-  emitter = await deployEmitter(node.rpcUrl);
+  const { node, emitter } = chain;
   for (let i = 0; i < 6; i++)
     await emitTransfers(node.rpcUrl, emitter, addr(0), addr(0xa11ce), BigInt(10 * i + 1), 2);
   const logs = await createPublicClient({ transport: http(node.rpcUrl) }).getLogs({
@@ -94,31 +92,25 @@ beforeAll(async () => {
   }));
   chainHead = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
 }, 60_000);
-afterAll(async () => {
+afterAll(() => {
   for (const s of servers) s.close();
-  await node?.stop();
-  rmSync(root, { recursive: true, force: true });
 });
 
 /** Ingests chain 31337 through `rpcUrls` until caught up; returns the live transfers and the source errors. */
-async function ingestThrough(name: string, rpcUrls: string[], chain: Record<string, unknown> = {}) {
+async function ingestThrough(name: string, rpcUrls: string[], over: Record<string, unknown> = {}) {
   const config = testConfig({
     rpcUrls,
     dataDir: join(root, name),
-    chain: { requestTimeoutMs: 300, ...chain },
-    vault: { vaultAddress: emitter },
+    chain: { requestTimeoutMs: 300, ...over },
+    vault: { vaultAddress: chain.emitter },
     ingest: { backoffMs: 5, maxBackoffMs: 40, maxAttempts: 6 },
   });
-  const bus = new InProcessBus({ dir: join(root, name, 'bus'), partitions: 4 });
-  await bus.connect();
+  const bus = await openBus(join(root, name, 'bus'));
   const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
-  const head = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
-  await until(() => ingest.progress()[0]?.next === head + 1, 30_000, `${name} to catch up`);
+  const head = Number(await createPublicClient({ transport: http(chain.node.rpcUrl) }).getBlockNumber());
+  await untilCaughtUp(ingest, head, 30_000, `${name} to catch up`);
   await ingest.stop();
-  const transfers = liveEvents(
-    await readFamily(bus, config.topicPrefix, 'transfers'),
-    (r) => `${r.blockHash}:${r.logIndex}`,
-  );
+  const transfers = liveEvents(await readFamily(bus, config.topicPrefix, 'transfers'), eventId);
   const errors = await readFamily(bus, config.topicPrefix, 'source_errors');
   await bus.close();
   return {
@@ -130,7 +122,7 @@ async function ingestThrough(name: string, rpcUrls: string[], chain: Record<stri
 describe('EVM ingest under RPC faults', () => {
   it('moves on to a fallback URL past a dead one and through 429s and 5xx', async () => {
     let calls = 0;
-    const flaky = await proxy(node.rpcUrl, () => {
+    const flaky = await proxy(chain.node.rpcUrl, () => {
       calls++;
       if (calls % 4 === 1) return { status: 429 };
       if (calls % 4 === 2) return { status: 503 };
@@ -151,7 +143,7 @@ describe('EVM ingest under RPC faults', () => {
 
   it('retries answers slower than the request timeout', async () => {
     let slow = 3;
-    const lagging = await proxy(node.rpcUrl, () => (slow-- > 0 ? { delayMs: 1_000 } : undefined));
+    const lagging = await proxy(chain.node.rpcUrl, () => (slow-- > 0 ? { delayMs: 1_000 } : undefined));
     servers.push(lagging.server);
     const { transfers, errors } = await ingestThrough('timeout', [lagging.url]);
     expect(transfers).toEqual(expected);
@@ -162,7 +154,7 @@ describe('EVM ingest under RPC faults', () => {
     const LIMIT = 3;
     const rangeOf = (p: { fromBlock: string; toBlock: string }) =>
       Number(p.toBlock) - Number(p.fromBlock) + 1;
-    const strict = await proxy(node.rpcUrl, (body) => {
+    const strict = await proxy(chain.node.rpcUrl, (body) => {
       const b = body as { method: string; params: { fromBlock: string; toBlock: string }[] };
       if (b.method === 'eth_getLogs' && rangeOf(b.params[0]) > LIMIT)
         return { rpcError: { code: -32602, message: `query exceeds max block range ${LIMIT}` } };
@@ -186,17 +178,16 @@ describe('EVM ingest under RPC faults', () => {
   it('keeps ingesting one chain while another cannot be reached', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const config = testConfig({
-      rpcUrls: [node.rpcUrl],
+      rpcUrls: [chain.node.rpcUrl],
       dataDir: join(root, 'two'),
-      vault: { vaultAddress: emitter, chainIds: [31337, 31338] },
+      vault: { vaultAddress: chain.emitter, chainIds: [31337, 31338] },
       ingest: { backoffMs: 5, maxBackoffMs: 20, maxAttempts: 2 },
     });
     config.chains.push({ ...config.chains[0], chainId: 31338, name: 'down', rpcUrls: [dead] });
-    const bus = new InProcessBus({ dir: join(root, 'two', 'bus'), partitions: 4 });
-    await bus.connect();
+    const bus = await openBus(join(root, 'two', 'bus'));
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
-    const head = Number(await createPublicClient({ transport: http(node.rpcUrl) }).getBlockNumber());
-    await until(() => ingest.progress()[0]?.next === head + 1, 30_000, 'the live chain');
+    const head = Number(await createPublicClient({ transport: http(chain.node.rpcUrl) }).getBlockNumber());
+    await untilCaughtUp(ingest, head, 30_000, 'the live chain');
     await until(() => ingest.progress()[1]?.phase === 'failing', 10_000, 'the dead chain to report');
     await ingest.stop();
     const [live, down] = ingest.progress();

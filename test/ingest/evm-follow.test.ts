@@ -4,49 +4,38 @@
  * retractions, a stop and restart that resumes from the checkpoint, and a snapshot at
  * the close of a UTC day. The truth is read from the node independently with viem.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, type Hex, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessBus } from '../../bus/inprocess.ts';
+import { createPublicClient, http } from 'viem';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
-import { type AnvilNode, startAnvil } from '../../devnet/anvil.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import {
   addr,
   anvilRpc,
-  deployEmitter,
   EMITTER_ABI,
   emitTransfers,
+  eventId,
   liveEvents,
+  openBus,
   readFamily,
   testConfig,
   until,
+  untilCaughtUp,
+  useEmitterNode,
 } from './evm-support.ts';
 
-let node: AnvilNode;
-let emitter: Hex;
-const root = mkdtempSync(join(tmpdir(), 'vs-evm-follow-'));
+const chain = useEmitterNode('vs-evm-follow-');
+const { root } = chain;
 const ZERO = addr(0);
 const alice = addr(0xa11ce);
 const bob = addr(0xb0b);
 
-beforeAll(async () => {
-  node = await startAnvil({ chainId: 31337 });
-  emitter = await deployEmitter(node.rpcUrl);
-}, 60_000);
-afterAll(async () => {
-  await node?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
-
-const eventId = (r: Record<string, unknown>) => `${r.blockHash}:${r.logIndex}`;
 const blockId = (r: Record<string, unknown>) => `${r.blockNumber}:${r.blockHash}`;
 
 describe('EVM follower on anvil', () => {
   it('backfills, retracts a reorg, resumes after a restart with no gap and no duplicate', async () => {
+    const { node, emitter } = chain;
     const url = node.rpcUrl;
     const mine = (n: number) => anvilRpc(url, 'anvil_mine', [`0x${n.toString(16)}`]);
     const config = testConfig({
@@ -55,13 +44,12 @@ describe('EVM follower on anvil', () => {
       chain: { maxBlockRange: 4, confirmations: 4 },
       vault: { vaultAddress: emitter },
     });
-    const bus = new InProcessBus({ dir: join(root, 'a', 'bus'), partitions: 4 });
-    await bus.connect();
+    const bus = await openBus(join(root, 'a', 'bus'));
     const codec = new EventCodec();
     const run = () => startEvmIngest({ config, bus, codec, log: silentLogger });
     const caughtUp = async (ingest: ReturnType<typeof run>) => {
       const head = Number(await anvilRpc<string>(url, 'eth_blockNumber'));
-      await until(() => ingest.progress()[0]?.next === head + 1, 20_000, `block ${head}`);
+      await untilCaughtUp(ingest, head, 20_000, `block ${head}`);
     };
 
     for (let i = 0; i < 4; i++) {
@@ -167,6 +155,7 @@ describe('EVM follower on anvil', () => {
   }, 90_000);
 
   it('takes a snapshot at the last block of every UTC day the backfill crosses', async () => {
+    const { node, emitter } = chain;
     const url = node.rpcUrl;
     const pub = createPublicClient({ transport: http(url) });
     const start = Number(await anvilRpc<string>(url, 'eth_blockNumber')) + 1;
@@ -185,8 +174,7 @@ describe('EVM follower on anvil', () => {
       vault: { vaultAddress: emitter },
       ingest: { snapshotIntervalSeconds: 86_400 },
     });
-    const bus = new InProcessBus({ dir: join(root, 'days', 'bus'), partitions: 4 });
-    await bus.connect();
+    const bus = await openBus(join(root, 'days', 'bus'));
     // A clock at 0 keeps the periodic snapshot from firing: only the day's close is read.
     const ingest = startEvmIngest({
       config,
@@ -195,7 +183,7 @@ describe('EVM follower on anvil', () => {
       log: silentLogger,
       clock: () => 0,
     });
-    await until(() => ingest.progress()[0]?.next === head + 1, 20_000, 'the backfill');
+    await untilCaughtUp(ingest, head, 20_000, 'the backfill');
     await ingest.stop();
     const snaps = await readFamily(bus, config.topicPrefix, 'snapshots');
     const supply = await pub.readContract({

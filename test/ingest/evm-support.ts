@@ -3,6 +3,8 @@
  * role, logs built with viem's encoders, and records checked against their family's
  * schema and Avro round trip.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,12 +20,15 @@ import {
   toHex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll } from 'vitest';
+import { InProcessBus } from '../../bus/inprocess.ts';
 import { topicName } from '../../bus/partition.ts';
 import type { Bus } from '../../bus/types.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
-import { DEPLOYER_KEY } from '../../devnet/anvil.ts';
+import { type AnvilNode, DEPLOYER_KEY, startAnvil } from '../../devnet/anvil.ts';
 import { compileContracts } from '../../devnet/compile.ts';
 import type { RawLog } from '../../ingest/evm/decode.ts';
+import type { EvmIngest } from '../../ingest/evm/index.ts';
 import type { Emitted } from '../../ingest/evm/map.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
@@ -54,44 +59,110 @@ export function testConfig(
 ): Config {
   return parseConfig({
     dataDir: over.dataDir ?? '/nonexistent',
-    chains: [
-      {
-        chainId: 31337,
-        name: 'local',
-        rpcUrls: over.rpcUrls ?? [],
-        confirmations: 3,
-        pollIntervalMs: 50,
-        atomicQueues: [A.queue],
-        ...over.chain,
-      },
-    ],
+    chains: [localChain({ rpcUrls: over.rpcUrls ?? [], atomicQueues: [A.queue], ...over.chain })],
     vaults: [
       {
-        slug: 'v1',
-        name: 'Vault One',
-        symbol: 'V1',
-        decimals: 6,
-        vaultAddress: A.share,
-        tellerContractAddress: A.teller,
-        accountantAddress: A.accountant,
-        authorityAddress: A.authority,
-        chainIds: [31337],
-        baseAsset: { symbol: 'USDC', decimals: 6, usdPrice: 1 },
-        coreVaults: [
-          {
-            coreVaultAddress: A.nestVault,
-            asset: 'USDC',
-            chainAssets: [{ chainId: 31337, assetAddress: A.usdc }],
-          },
-        ],
-        liquidAssets: [
-          { contractAddress: A.usdc, symbol: 'USDC', decimals: 6, price: 0.9998, chainId: 31337 },
-        ],
+        ...usdcVault({
+          slug: 'v1',
+          name: 'Vault One',
+          share: A.share,
+          teller: A.teller,
+          accountant: A.accountant,
+          authority: A.authority,
+          nestVault: A.nestVault,
+          usdc: A.usdc,
+        }),
         ...over.vault,
       },
     ],
     ingest: over.ingest ?? {},
   });
+}
+
+/** Raw config of chain 31337 as the tests poll it (3 confirmations, every 50 ms), with `over` applied. */
+export function localChain(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return { chainId: 31337, name: 'local', rpcUrls: [], confirmations: 3, pollIntervalMs: 50, ...over };
+}
+
+/** Raw config of a 6-decimal vault on chain 31337 with a USDC base asset, its NestVault and liquid USDC. */
+export function usdcVault(v: {
+  slug: string;
+  name: string;
+  share: Hex;
+  teller: Hex;
+  accountant: Hex;
+  authority: Hex;
+  nestVault: Hex;
+  usdc: Hex;
+}): Record<string, unknown> {
+  return {
+    slug: v.slug,
+    name: v.name,
+    symbol: v.slug.toUpperCase(),
+    decimals: 6,
+    vaultAddress: v.share,
+    tellerContractAddress: v.teller,
+    accountantAddress: v.accountant,
+    authorityAddress: v.authority,
+    chainIds: [31337],
+    baseAsset: { symbol: 'USDC', decimals: 6, usdPrice: 1 },
+    coreVaults: [
+      {
+        coreVaultAddress: v.nestVault,
+        asset: 'USDC',
+        chainAssets: [{ chainId: 31337, assetAddress: v.usdc }],
+      },
+    ],
+    liquidAssets: [{ contractAddress: v.usdc, symbol: 'USDC', decimals: 6, price: 0.9998, chainId: 31337 }],
+  };
+}
+
+/** An in-process bus (4 partitions) in `dir`, connected. */
+export async function openBus(dir: string): Promise<InProcessBus> {
+  const bus = new InProcessBus({ dir, partitions: 4 });
+  await bus.connect();
+  return bus;
+}
+
+/** Waits until the first chain of `ingest` has taken every block up to `head`. */
+export function untilCaughtUp(ingest: EvmIngest, head: number, ms: number, what: string): Promise<void> {
+  return until(() => ingest.progress()[0]?.next === head + 1, ms, what);
+}
+
+/** The identity of a chain event across retractions. */
+export const eventId = (r: Record<string, unknown>) => `${r.blockHash}:${r.logIndex}`;
+
+/**
+ * Registers the suite's anvil node (chain 31337) with the test Emitter deployed and a
+ * temporary directory named after `prefix`, both gone after the suite.
+ */
+export function useEmitterNode(prefix: string): {
+  readonly node: AnvilNode;
+  readonly emitter: Hex;
+  root: string;
+} {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  let node: AnvilNode | undefined;
+  let emitter: Hex | undefined;
+  beforeAll(async () => {
+    node = await startAnvil({ chainId: 31337 });
+    emitter = await deployEmitter(node.rpcUrl);
+  }, 60_000);
+  afterAll(async () => {
+    await node?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+  return {
+    root,
+    get node() {
+      if (!node) throw new Error('the anvil node is used before beforeAll started it');
+      return node;
+    },
+    get emitter() {
+      if (!emitter) throw new Error('the emitter is used before beforeAll deployed it');
+      return emitter;
+    },
+  };
 }
 
 export const blockHash = (n: number): Hex => keccak256(toHex(`block-${n}`));

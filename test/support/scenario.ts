@@ -4,17 +4,10 @@
  * close prices and fees. It exercises duplicates, a reorg retraction and bad lines.
  */
 import { writeFileSync } from 'node:fs';
+import { blockSequence, DAY, hex, scenarioRegistry, EVM_ZERO as ZERO } from './events.ts';
 import { seededRandom } from './rng.ts';
 
-const ZERO = '0x0000000000000000000000000000000000000000';
-const DAY = 86_400;
-
 const rng = seededRandom;
-
-const hex = (n: number | bigint, bytes: number) =>
-  `0x${BigInt(n)
-    .toString(16)
-    .padStart(bytes * 2, '0')}`;
 
 export interface ScenarioOptions {
   seed?: number;
@@ -65,16 +58,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
   };
   const holders = Array.from({ length: nHolders }, (_, i) => hex(0xa11ce000 + i, 20));
   const push = (family: string, record: unknown) => lines.push(JSON.stringify({ family, record }));
-  let blockNo = 1000;
-  const block = (chainId: number, ts: number) => {
-    blockNo++;
-    return {
-      chainId,
-      blockNumber: blockNo,
-      blockHash: hex(BigInt(chainId) * 10n ** 12n + BigInt(blockNo), 32),
-      blockTimestamp: ts,
-    };
-  };
+  const block = blockSequence(1000);
   const vaultAddr = (v: string) => hex(0x7a000 + vaults.indexOf(v), 20);
   const add = (k: string, d: bigint) => {
     const v = (truth.balances.get(k) ?? 0n) + d;
@@ -157,7 +141,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
         const b = block(chains[0], ts);
         push('rates', {
           ...b,
-          txHash: hex(0xabc00000 + blockNo, 32),
+          txHash: hex(0xabc00000 + b.blockNumber, 32),
           logIndex: 1,
           removed: false,
           vault,
@@ -174,7 +158,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
         const b = block(chains[0], start + d * DAY + 7200);
         push('fees', {
           ...b,
-          txHash: hex(0xfee00000 + blockNo, 32),
+          txHash: hex(0xfee00000 + b.blockNumber, 32),
           logIndex: 2,
           removed: false,
           vault,
@@ -191,7 +175,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     const role = block(chains[0], start + DAY);
     push('roles', {
       ...role,
-      txHash: hex(0x901e0000 + blockNo, 32),
+      txHash: hex(0x901e0000 + role.blockNumber, 32),
       logIndex: 0,
       removed: false,
       vault,
@@ -217,7 +201,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
   // One record of every other family, so each raw table and view is exercised end to end.
   const v0 = vaults[0];
   const ab = block(chains[0], start + 2 * DAY);
-  const chainPart = { ...ab, txHash: hex(0x5eed0000 + blockNo, 32), removed: false, vault: v0 };
+  const chainPart = { ...ab, txHash: hex(0x5eed0000 + ab.blockNumber, 32), removed: false, vault: v0 };
   push('activity', {
     ...chainPart,
     logIndex: 3,
@@ -321,20 +305,7 @@ export function registryLines(vaults: string[], chains: number[]): string[] {
   return vaults.map((slug, i) =>
     JSON.stringify({
       family: 'registry',
-      record: {
-        slug,
-        status: 'active',
-        updatedAt: 1_700_000_000_000,
-        vaultAddress: hex(0x7a000 + i, 20),
-        name: slug,
-        symbol: slug.toUpperCase().slice(0, 6),
-        decimals: 6,
-        chainIds: chains,
-        solanaMint: '',
-        baseAssetUsdPrice: '1',
-        baseAssetDecimals: 6,
-        info: '{}',
-      },
+      record: scenarioRegistry(slug, i, { symbol: slug.toUpperCase().slice(0, 6), chainIds: chains }),
     }),
   );
 }
