@@ -26,6 +26,15 @@ export const solanaSchema = z
     backoffMs: z.number().int().min(0).max(60_000).default(500),
     /** Signatures per getSignaturesForAddress page (the RPC allows at most 1000). */
     pageLimit: z.number().int().min(1).max(1000).default(1000),
+    /**
+     * How often a full read of the mint's token accounts corrects the published
+     * holder balances (plain SPL Transfers never list the mint); 0 = off.
+     */
+    reconcileIntervalMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(10 * 60_000),
   })
   .prefault({});
 

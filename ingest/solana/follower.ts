@@ -2,20 +2,26 @@
  * Follows one vault's Solana share mint: a full balance read first (every token
  * account of the mint, at a known slot), then the mint's transactions after that
  * slot, oldest first, each turned into transfers. The checkpoint (slot + last
- * signature) is saved after each published transaction, so a restart resumes with
- * no gap; a transaction published twice after a crash has the same identity and
- * changes nothing downstream.
+ * signature + per-owner ledger) is saved after each published transaction, so a
+ * restart resumes with no gap; a transaction published twice after a crash has the
+ * same identity and changes nothing downstream.
+ *
+ * Every `reconcileIntervalMs` a fresh full read catches what the mint's signatures
+ * never show (a plain SPL `Transfer` between two token accounts does not reference
+ * the mint): the follower first publishes the mint's transactions up to the read's
+ * slot, so its ledger is exactly as of that slot (later ones wait for the next
+ * round and are not counted twice), then publishes the differences as corrections.
  */
 import type { Config } from '../../core/config.ts';
 import type { BlockRecord, TransferRecord } from '../../schemas/records.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
+import { mintProgram, readMintAccounts } from './accounts.ts';
 import { openingTransfers, SOLANA_CHAIN_ID, transactionTransfers } from './balances.ts';
+import { applyTransfers, correctionTransfers, type OwnerLedger, ownerBalances } from './ledger.ts';
 import type { Publish } from './publish.ts';
 import { rpcError, type SolanaRpc } from './rpc.ts';
 import { signaturesSince } from './signatures.ts';
-import type { BlockHeader, ParsedTransaction, SignatureInfo, TokenAccount } from './types.ts';
-
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+import type { BlockHeader, ParsedTransaction, SignatureInfo } from './types.ts';
 
 /** Where a follower stands. The opening read is kept until published, so a crash republishes the same read. */
 export interface FollowerCheckpoint {
@@ -25,6 +31,17 @@ export interface FollowerCheckpoint {
   slot: number;
   signature?: string;
   opening?: TransferRecord[];
+  /**
+   * What has been published per owner up to `slot`/`signature`. Kept here rather
+   * than read back from the views: the views lag the bus and cannot say which
+   * slot they are at, while this is saved atomically with the cursor it matches.
+   * Absent in checkpoints written before reconciliation existed (then not reconciled).
+   */
+  ledger?: OwnerLedger;
+  /** Clock time (ms) of the last reconciliation (or of the opening read). */
+  reconciledAt?: number;
+  /** Corrections saved before they are published, so a crash republishes the same events. */
+  corrections?: TransferRecord[];
 }
 
 export interface FollowerDeps {
@@ -52,6 +69,8 @@ const NO_BLOCK = new Set([-32004, -32007, -32009]);
 export class Follower {
   private cp: FollowerCheckpoint | undefined;
   private transfers = 0;
+  /** The mint's token program, looked up once per process. */
+  private program: string | undefined;
 
   constructor(private readonly d: FollowerDeps) {
     const saved = d.checkpoint.load();
@@ -69,16 +88,24 @@ export class Follower {
     };
   }
 
-  /** Opening read when none is published yet, else one poll of new transactions and the watermark. */
+  /** Opening read when none is published yet, else pending corrections, a due reconciliation, or one poll of new transactions and the watermark. */
   async round(): Promise<void> {
     if (!this.cp) this.save(await this.readOpening());
     const cp = this.cp as FollowerCheckpoint;
     if (cp.phase === 'opening') {
       await this.d.publish('transfers', cp.opening ?? []);
       this.transfers += cp.opening?.length ?? 0;
-      this.save({ mint: cp.mint, phase: 'following', slot: cp.slot });
+      this.save({
+        mint: cp.mint,
+        phase: 'following',
+        slot: cp.slot,
+        ledger: applyTransfers({}, cp.opening ?? []),
+        reconciledAt: this.d.clock(),
+      });
       return;
     }
+    if (cp.corrections) return this.publishCorrections(cp.corrections);
+    if (this.reconcileDue()) return this.reconcile();
     const head = await this.d.rpc.call<number>('getSlot', [{ commitment: this.d.settings.commitment }]);
     const caughtUp = await this.followTransactions(await this.newSignatures());
     if (caughtUp) await this.publishWatermark(head);
@@ -89,26 +116,65 @@ export class Follower {
     this.cp = cp;
   }
 
+  private async readAccounts(minContextSlot?: number) {
+    this.program ??= await mintProgram(this.d.rpc, this.d.mint, this.d.settings.commitment);
+    return readMintAccounts(this.d.rpc, this.d.mint, this.program, {
+      commitment: this.d.settings.commitment,
+      minContextSlot,
+    });
+  }
+
   private async readOpening(): Promise<FollowerCheckpoint> {
-    const { context, value } = await this.d.rpc.call<{ context: { slot: number }; value: TokenAccount[] }>(
-      'getProgramAccounts',
-      [
-        TOKEN_PROGRAM,
-        {
-          commitment: this.d.settings.commitment,
-          encoding: 'jsonParsed',
-          withContext: true,
-          filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: this.d.mint } }],
-        },
-      ],
-    );
-    const time = await this.blockTime(context.slot);
+    const { slot, accounts } = await this.readAccounts();
+    const time = await this.blockTime(slot);
     return {
       mint: this.d.mint,
       phase: 'opening',
-      slot: context.slot,
-      opening: openingTransfers(value, this.d.mint, this.d.vault, context.slot, time),
+      slot,
+      opening: openingTransfers(accounts, this.d.mint, this.d.vault, slot, time),
     };
+  }
+
+  private reconcileDue(): boolean {
+    const cp = this.cp as FollowerCheckpoint;
+    const every = this.d.settings.reconcileIntervalMs;
+    return every > 0 && cp.ledger !== undefined && this.d.clock() - (cp.reconciledAt ?? 0) >= every;
+  }
+
+  /**
+   * Reads every account at a slot R (no older than the checkpoint), publishes the
+   * mint's transactions up to R, then saves and publishes the corrections from the
+   * ledger (now as of R) to the read. A transaction not available yet leaves the
+   * reconciliation to the next round.
+   */
+  private async reconcile(): Promise<void> {
+    const read = await this.readAccounts((this.cp as FollowerCheckpoint).slot);
+    if (read.slot < (this.cp as FollowerCheckpoint).slot) return;
+    const upToRead = (await this.newSignatures()).filter((s) => s.slot <= read.slot);
+    if (!(await this.followTransactions(upToRead))) return;
+    const cp = this.cp as FollowerCheckpoint;
+    const corrections = correctionTransfers(cp.ledger ?? {}, ownerBalances(read.accounts), {
+      mint: this.d.mint,
+      vault: this.d.vault,
+      slot: read.slot,
+      time: await this.blockTime(read.slot),
+    });
+    this.save({
+      ...cp,
+      // Everything up to R is now published (the signatures up to R, then the corrections).
+      slot: Math.max(cp.slot, read.slot),
+      ledger: applyTransfers(cp.ledger ?? {}, corrections),
+      reconciledAt: this.d.clock(),
+      ...(corrections.length ? { corrections } : {}),
+    });
+    if (corrections.length) await this.publishCorrections(corrections);
+  }
+
+  private async publishCorrections(corrections: TransferRecord[]): Promise<void> {
+    await this.d.publish('transfers', corrections);
+    this.transfers += corrections.length;
+    const { corrections: _published, ...rest } = this.cp as FollowerCheckpoint;
+    this.save(rest);
   }
 
   private async blockTime(slot: number): Promise<number> {
@@ -137,6 +203,8 @@ export class Follower {
   /** Publishes each transaction's transfers in order; false when one is not available yet. */
   private async followTransactions(sigs: SignatureInfo[]): Promise<boolean> {
     for (const s of sigs) {
+      const cp = this.cp as FollowerCheckpoint;
+      let ledger = cp.ledger;
       if (!s.err) {
         const tx = await this.d.rpc.call<ParsedTransaction | null>('getTransaction', [
           s.signature,
@@ -150,8 +218,10 @@ export class Follower {
         const records = transactionTransfers(tx, this.d.mint, this.d.vault, s.blockTime ?? this.nowSeconds());
         await this.d.publish('transfers', records);
         this.transfers += records.length;
+        ledger = ledger && applyTransfers(ledger, records);
       }
-      this.save({ mint: this.d.mint, phase: 'following', slot: s.slot, signature: s.signature });
+      // One save for the cursor and the ledger: a crash leaves both before or both after the transaction.
+      this.save({ ...cp, slot: s.slot, signature: s.signature, ...(ledger ? { ledger } : {}) });
     }
     return true;
   }

@@ -51,7 +51,10 @@ export interface SignatureInfo {
 export interface TokenAccount {
   pubkey: string;
   account: {
-    data: { parsed: { info: { mint: string; owner: string; tokenAmount: { amount: string } } } };
+    data: {
+      /** `account` for token accounts (Token-2022 also answers `mint` / `multisig` for other sizes). */
+      parsed: { type?: string; info: { mint: string; owner: string; tokenAmount: { amount: string } } };
+    };
   };
 }
 

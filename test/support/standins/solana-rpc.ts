@@ -1,9 +1,13 @@
 /**
  * A Solana JSON-RPC stand-in over an in-memory ledger of SPL token accounts. It
  * answers the methods the ingesters call (getSlot, getProgramAccounts,
- * getSignaturesForAddress, getTransaction, getBlock, getBlockTime) in the wire
- * shapes of the published samples in test/fixtures/solana/ (cloned, then filled
- * with the ledger's values), so the code under test parses real-shaped answers.
+ * getSignaturesForAddress, getTransaction, getBlock, getBlockTime, getAccountInfo)
+ * in the wire shapes of the published samples in test/fixtures/solana/ (cloned,
+ * then filled with the ledger's values), so the code under test parses real-shaped
+ * answers. A mint can live under Token-2022 (its accounts are then 170 bytes, with
+ * the ImmutableOwner extension of associated accounts), and a transaction can be a
+ * plain SPL `Transfer`, which does not list the mint and so is missing from the
+ * mint's signatures, as on the real chain.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +24,9 @@ const NO_BLOCK_TEMPLATE = load('getBlockTime.error-not-available.response.json')
 const clone = <T>(v: T): T => structuredClone(v);
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+/** Account sizes: a classic token account, and a Token-2022 one with ImmutableOwner (165 + type byte + 4-byte TLV header). */
+const ACCOUNT_SPACE: Record<string, number> = { [TOKEN_PROGRAM]: 165, [TOKEN_2022_PROGRAM]: 170 };
 
 interface TokenAccountState {
   pubkey: string;
@@ -54,6 +61,8 @@ export interface TxOptions {
   logMessages?: string[];
   /** A failed transaction: listed, balances unchanged. */
   err?: unknown;
+  /** A plain SPL `Transfer` between token accounts: the mint is not among the keys. */
+  plainTransfer?: boolean;
 }
 
 /** The ledger: token accounts, transactions, and the current slot (one second per slot). */
@@ -63,6 +72,10 @@ export class SolanaLedger {
   readonly skipped = new Set<number>();
   /** Signatures whose getTransaction answers null (not yet available at the commitment). */
   readonly unavailable = new Set<string>();
+  /** Token program of each mint (absent = the classic Token program). */
+  readonly mintPrograms = new Map<string, string>();
+  /** Called after each answer with its method (a test moves the chain between two calls). */
+  afterAnswer: ((method: string) => void) | undefined;
   private readonly accounts = new Map<string, TokenAccountState>();
   private readonly txs: LedgerTx[] = [];
 
@@ -77,7 +90,13 @@ export class SolanaLedger {
     const slot = ++this.slot;
     const touched = changes.map((c) => this.account(mint, c.owner));
     const signer = changes[0]?.owner ?? address('payer');
-    const keys = [signer, ...touched.map((a) => a.pubkey), mint, TOKEN_PROGRAM, ...(opts.extraKeys ?? [])];
+    const keys = [
+      signer,
+      ...touched.map((a) => a.pubkey),
+      ...(opts.plainTransfer ? [] : [mint]),
+      this.programOf(mint),
+      ...(opts.extraKeys ?? []),
+    ];
     const pre = touched.map((a, i) => ({ index: i + 1, account: a, amount: a.amount }));
     if (!opts.err)
       changes.forEach((c, i) => {
@@ -119,6 +138,10 @@ export class SolanaLedger {
     return out;
   }
 
+  programOf(mint: string): string {
+    return this.mintPrograms.get(mint) ?? TOKEN_PROGRAM;
+  }
+
   private account(mint: string, owner: string): TokenAccountState {
     const pubkey = address(`ata:${owner}:${mint}`);
     let a = this.accounts.get(pubkey);
@@ -131,12 +154,25 @@ export class SolanaLedger {
 
   /** Answers one JSON-RPC call (result, or a JSON-RPC error object). */
   answer(method: string, params: unknown[]): { result?: unknown; error?: { code: number; message: string } } {
+    const out = this.answerOne(method, params);
+    this.afterAnswer?.(method);
+    return out;
+  }
+
+  private answerOne(
+    method: string,
+    params: unknown[],
+  ): { result?: unknown; error?: { code: number; message: string } } {
     const cfg = (params[1] ?? {}) as Record<string, unknown>;
     switch (method) {
       case 'getSlot':
         return { result: this.slot };
       case 'getProgramAccounts':
+        if (Number(cfg.minContextSlot ?? 0) > this.slot)
+          return { error: { code: -32016, message: 'Minimum context slot has not been reached' } };
         return { result: this.programAccounts(params[0] as string, params[1] as Record<string, unknown>) };
+      case 'getAccountInfo':
+        return { result: this.mintAccount(params[0] as string) };
       case 'getSignaturesForAddress':
         return { result: this.signatures(params[0] as string, cfg) };
       case 'getTransaction': {
@@ -173,23 +209,59 @@ export class SolanaLedger {
     }[];
     const mint = filters.find((f) => f.memcmp?.offset === 0)?.memcmp?.bytes;
     const owner = filters.find((f) => f.memcmp?.offset === 32)?.memcmp?.bytes;
-    const value =
-      program !== TOKEN_PROGRAM
-        ? []
-        : [...this.accounts.values()]
-            .filter((a) => (!mint || a.mint === mint) && (!owner || a.owner === owner))
-            .map((a) => {
-              const entry = clone(ACCOUNT_TEMPLATE);
-              entry.pubkey = a.pubkey;
-              entry.account.rentEpoch = Number.MAX_SAFE_INTEGER;
-              Object.assign(entry.account.data.parsed.info, {
-                mint: a.mint,
-                owner: a.owner,
-                tokenAmount: uiAmount(a.amount, a.decimals),
-              });
-              return entry;
-            });
+    const dataSize = filters.find((f) => f.dataSize !== undefined)?.dataSize;
+    const space = ACCOUNT_SPACE[program];
+    const value = [...this.accounts.values()]
+      .filter((a) => this.programOf(a.mint) === program && (dataSize === undefined || dataSize === space))
+      .filter((a) => (!mint || a.mint === mint) && (!owner || a.owner === owner))
+      .map((a) => {
+        const entry = clone(ACCOUNT_TEMPLATE);
+        entry.pubkey = a.pubkey;
+        entry.account.owner = program;
+        entry.account.space = space;
+        entry.account.data.space = space;
+        entry.account.data.program = program === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
+        entry.account.rentEpoch = Number.MAX_SAFE_INTEGER;
+        Object.assign(entry.account.data.parsed.info, {
+          mint: a.mint,
+          owner: a.owner,
+          tokenAmount: uiAmount(a.amount, a.decimals),
+        });
+        return entry;
+      });
     return cfg.withContext ? { context: { apiVersion: '2.0.15', slot: this.slot }, value } : value;
+  }
+
+  /** getAccountInfo of a mint (jsonParsed), owned by its token program. */
+  private mintAccount(mint: string) {
+    const program = this.programOf(mint);
+    const supply = [...this.accounts.values()]
+      .filter((a) => a.mint === mint)
+      .reduce((s, a) => s + a.amount, 0n);
+    return {
+      context: { apiVersion: '2.0.15', slot: this.slot },
+      value: {
+        data: {
+          parsed: {
+            info: {
+              decimals: this.decimals,
+              freezeAuthority: null,
+              isInitialized: true,
+              mintAuthority: address('mint-authority'),
+              supply: supply.toString(),
+            },
+            type: 'mint',
+          },
+          program: program === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022',
+          space: 82,
+        },
+        executable: false,
+        lamports: 1461600,
+        owner: program,
+        rentEpoch: Number.MAX_SAFE_INTEGER,
+        space: 82,
+      },
+    };
   }
 
   private signatures(addr: string, cfg: Record<string, unknown>) {
@@ -220,6 +292,7 @@ export class SolanaLedger {
         accountIndex: b.index,
         mint: b.account.mint,
         owner: b.account.owner,
+        programId: this.programOf(b.account.mint),
         uiTokenAmount: uiAmount(b.amount, b.account.decimals),
       });
       return entry;
