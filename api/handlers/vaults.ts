@@ -55,15 +55,14 @@ async function answerDetails(
   live: LiveLiquidityReader | undefined,
   load: DetailsLoad,
 ): Promise<void> {
-  if (liveLiquidity && live) {
-    const r = await load(live);
+  if (liveLiquidity) {
+    const r = await load(live ?? liquidityReaderFor(deps.config));
     ctx.set('X-Liquidity-Source', r.source);
     ctx.set('Cache-Control', 'no-store');
     if (r.watermark !== null) ctx.set('X-Data-Watermark', new Date(r.watermark * 1000).toISOString());
     ctx.body = { data: r.data };
     return;
   }
-  if (liveLiquidity) ctx.set('X-Liquidity-Source', 'snapshot');
   await deps.kit.respond(ctx, async () => {
     const r = await load();
     return { body: { data: r.data }, watermark: r.watermark };
@@ -95,39 +94,27 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
 
     'GET /vaults/details': async (ctx, deps) => {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
-      await answerDetails(
-        ctx,
-        deps,
-        liveLiquidity,
-        live ?? liquidityReaderFor(deps.config),
-        async (reader) => {
-          const vaults = await vaultsWithStatus(deps.store, statuses);
-          const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
-          const agg = await aggregates(deps, vaults, true);
-          const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
-          // One vault read from its snapshot makes the whole answer a snapshot answer.
-          const source =
-            answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
-          return { data: answers.map((a) => a.value), watermark, source };
-        },
-      );
+      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
+        const vaults = await vaultsWithStatus(deps.store, statuses);
+        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+        const agg = await aggregates(deps, vaults, true);
+        const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
+        // One vault read from its snapshot makes the whole answer a snapshot answer.
+        const source =
+          answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
+        return { data: answers.map((a) => a.value), watermark, source };
+      });
     },
 
     'GET /vaults/{slug}/details-lite': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
-      await answerDetails(
-        ctx,
-        deps,
-        liveLiquidity,
-        live ?? liquidityReaderFor(deps.config),
-        async (reader) => {
-          const vault = await vaultBySlug(deps.store, slug);
-          const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
-          const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
-          return { data: answer.value, watermark, source: answer.liquiditySource };
-        },
-      );
+      await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
+        const vault = await vaultBySlug(deps.store, slug);
+        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
+        return { data: answer.value, watermark, source: answer.liquiditySource };
+      });
     },
   };
 }

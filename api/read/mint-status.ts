@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Config } from '../../core/config.ts';
+import { MINT_STEPS, STEP_STATUSES } from '../../schemas/records.ts';
 import { mintStatus } from '../http/responses.ts';
 import type { MintStepState } from './mint-state.ts';
 
@@ -14,17 +15,9 @@ export type MintStatus = z.infer<typeof mintStatus>;
 type Steps = MintStatus['steps'];
 type StepName = keyof Steps;
 
-export const STEP_ORDER = [
-  'solana',
-  'cctpAttestation',
-  'predicate',
-  'relay',
-  'composer',
-  'oft',
-  'solanaMint',
-  'reclaim',
-] as const satisfies readonly StepName[];
-export const STEP_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
+/** The steps in the order of the interface, and their statuses in `statusCode` order (the event contract's lists). */
+export const STEP_ORDER = MINT_STEPS satisfies readonly StepName[];
+export { STEP_STATUSES };
 export const OVERALL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'refunded'] as const;
 
 /** ISO 8601 UTC of Unix seconds; '' for 0 (not known yet). */
