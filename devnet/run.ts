@@ -119,6 +119,8 @@ function chainEntry(node: AnvilNode, a: DevnetAddresses): DevnetChainEntry {
     operatorRegistry: a.operatorRegistry,
     redeemOperator: a.redeemOperator,
     multicall3: a.multicall3,
+    // Every vault has its own Veda and Nucleus queue; a request's offer token names the vault.
+    atomicQueues: a.vaults.flatMap((v) => [v.queueVeda, v.queueNucleus]),
   };
 }
 

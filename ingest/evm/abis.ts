@@ -20,6 +20,9 @@ export const shareEvents = parseAbi([
   'event OFTReceived(bytes32 indexed guid, uint32 srcEid, address indexed toAddress, uint256 amountReceivedLD)',
 ]);
 
+/** A separate OFT adapter of a share token: only its bridge events (the same shapes as the share's). */
+export const oftEvents = shareEvents.filter((e) => e.name === 'OFTSent' || e.name === 'OFTReceived');
+
 /** Teller events common to both families, and Veda's own. */
 export const tellerVedaEvents = parseAbi([
   'event Deposit(uint256 nonce, address indexed receiver, address indexed depositAsset, uint256 depositAmount, uint256 shareAmount, uint256 depositTimestamp, uint256 shareLockPeriodAtTimeOfDeposit, address indexed referralAddress)',
@@ -102,6 +105,9 @@ export const nestVaultEvents = parseAbi([
   'event SetFee(uint8 indexed f, (uint32 rate, uint256 flat) oldFee, (uint32 rate, uint256 flat) fee)',
   'event FeeClaimed(uint8 indexed f, address indexed receiver, uint256 amount)',
 ]);
+
+/** NestVault `fees(f)`: the fee setting of a kind (`f`: 0 instant redemption, 1 deposit, 2 redemption). */
+export const nestVaultViews = parseAbi(['function fees(uint8 f) view returns ((uint32 rate, uint256 flat))']);
 
 /** Paused()/Unpaused(), emitted by tellers, accountants and queues alike. */
 export const pauseEvents = parseAbi(['event Paused()', 'event Unpaused()']);

@@ -1,8 +1,8 @@
 /**
  * Which contracts a chain's ingester watches, from the vault registry (`vaults[]`)
  * and the chain's settings (`chains[].atomicQueues`, `predicateProxies`): share,
- * teller, accountant and authority of each vault on the chain, the NestVaults of its
- * `coreVaults`, and the chain's AtomicQueues (shared by every vault: a request's
+ * teller, accountant and authority of each vault on the chain, its separate OFT adapter
+ * (`coreShareOftAddress`), the NestVaults of its `coreVaults`, and the chain's AtomicQueues (shared by every vault: a request's
  * offer token names the vault).
  */
 import type { Hex } from 'viem';
@@ -63,6 +63,8 @@ export function chainContracts(config: Config, chain: ChainConfig): ChainContrac
     add(v.tellerContractAddress, 'teller', v);
     add(v.accountantAddress, 'accountant', v);
     add(v.authorityAddress, 'authority', v);
+    // A share that is its own OFT (NestShareOFT) keeps the share role: one address, one decoding per log.
+    add(v.coreShareOftAddress, 'oft', v);
     for (const cv of v.coreVaults) {
       const onChain = cv.chainAssets.find((a) => a.chainId === chain.chainId);
       if (cv.chainAssets.length && !onChain) continue;

@@ -8,7 +8,7 @@
 import { type Abi, type AbiEvent, type AbiParameter, decodeEventLog, type Hex, toEventSelector } from 'viem';
 import * as abis from './abis.ts';
 
-export type ContractRole = 'share' | 'teller' | 'accountant' | 'authority' | 'queue' | 'nestVault';
+export type ContractRole = 'share' | 'oft' | 'teller' | 'accountant' | 'authority' | 'queue' | 'nestVault';
 
 /** A log as `eth_getLogs` answers it, numbers parsed. */
 export interface RawLog {
@@ -31,6 +31,7 @@ export interface DecodedLog {
 
 const ROLE_ABIS: Record<ContractRole, Abi[]> = {
   share: [abis.shareEvents],
+  oft: [abis.oftEvents],
   teller: [
     abis.tellerVedaEvents,
     abis.tellerNucleusEvents,

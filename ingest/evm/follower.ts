@@ -17,6 +17,7 @@ import { accrue, type OwedMark } from './accrual.ts';
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
+import { depositFees } from './deposit-fees.ts';
 import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 import { takeSnapshot } from './snapshots.ts';
@@ -120,8 +121,14 @@ export class ChainFollower {
     // On a copy: if publishing fails, the retried range must see the marks as they were.
     const owed = structuredClone(this.state.owed);
     const accrual = await accrue(reader, ctx, decoded, owed, this.baseOf);
+    const fees = await depositFees(reader, decoded);
     const mapped = mapLogs(
-      { ...ctx, decimals: this.decimals, pausedAfter: (a, n) => accrual.paused.get(`${a}:${n}`) ?? false },
+      {
+        ...ctx,
+        decimals: this.decimals,
+        pausedAfter: (a, n) => accrual.paused.get(`${a}:${n}`) ?? false,
+        depositFee: (d) => fees.get(d),
+      },
       decoded,
     );
     for (const [k, n] of mapped.unpublished) this.unpublished.set(k, (this.unpublished.get(k) ?? 0) + n);

@@ -8,8 +8,9 @@
  *   the transaction; with the zero asset they are a bridge mint/burn, which the
  *   cross-chain teller's `MessageSent/MessageReceived` (or the OFT events) report.
  * Events with no home in the event families (approvals, fee-rate and bound settings,
- * `OperatorSet`, `SetFee`, asset lists, role capabilities) are not fetched
- * (`MAPPED_EVENTS`); one that arrives all the same is decoded, counted, not published.
+ * `OperatorSet`, asset lists, role capabilities) are not fetched (`MAPPED_EVENTS`); one
+ * that arrives all the same is decoded, counted, not published. NestVault `SetFee` is
+ * fetched though not published: it prices the deposits after it (`deposit-fees.ts`).
  */
 import type { FamilyName } from '../../schemas/families.ts';
 import type { ActivityRecord, FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
@@ -22,6 +23,7 @@ import type { ContractRole, DecodedLog } from './decode.ts';
  */
 export const MAPPED_EVENTS: Record<ContractRole, readonly string[]> = {
   share: ['Transfer', 'Enter', 'Exit', 'OFTSent', 'OFTReceived'],
+  oft: ['OFTSent', 'OFTReceived'],
   teller: ['Deposit', 'MessageSent', 'MessageReceived'],
   accountant: ['ExchangeRateUpdated', 'FeesClaimed'],
   authority: ['UserRoleUpdated'],
@@ -34,6 +36,7 @@ export const MAPPED_EVENTS: Record<ContractRole, readonly string[]> = {
     'Withdraw',
     'InstantRedeem',
     'FeeClaimed',
+    'SetFee',
   ],
 };
 
@@ -51,6 +54,8 @@ export interface MapContext {
   decimals: Map<string, number>;
   /** `accountantState().isPaused` right after the block (the pause gotcha: no event says so). */
   pausedAfter(accountant: string, blockNumber: number): boolean;
+  /** The fee a NestVault `Deposit` charged, in its asset (`deposit-fees.ts`); absent: none known. */
+  depositFee?(deposit: DecodedLog): bigint | undefined;
 }
 
 export interface MapResult {
@@ -155,9 +160,11 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
           if (a.asset !== ZERO && !nestExit) activity('WITHDRAW', a.from, a.shares, a.amount, a.asset);
           break;
         case 'share.OFTSent':
+        case 'oft.OFTSent':
           activity('BRIDGE_OUT', a.fromAddress, a.amountSentLD, 0n, share);
           break;
         case 'share.OFTReceived':
+        case 'oft.OFTReceived':
           activity('BRIDGE_IN', a.toAddress, a.amountReceivedLD, 0n, share);
           break;
         case 'teller.Deposit':
@@ -231,6 +238,7 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
           break;
         case 'nestVault.Deposit':
           activity('DEPOSIT', a.receiver, a.shares, a.assets, c.asset || ZERO);
+          fee('DEPOSIT', c.asset || ZERO, ctx.depositFee?.(d) ?? 0n);
           break;
         case 'nestVault.RedeemRequest':
           activity('REDEEM_REQUEST', a.owner, a.shares, 0n, c.asset || ZERO);

@@ -1,0 +1,479 @@
+/**
+ * The whole system on the local devnet: `vaultstream start` with `devnet.enabled`
+ * starts three anvil chains, deploys the contracts, backfills days of simulated
+ * history, then ingests it (EVM ingester -> bus -> consumers -> chDB views) and serves
+ * the API. Once ingestion is live and the consumers drained, every number the API
+ * answers is compared with the simulator's ground truth (test/support/devnet-truth.ts),
+ * up to float conversion at output only. That run has no live ticks, so the truth
+ * file describes the final chain state exactly. A second, short run goes live until
+ * the primary chain's reorg: the orphaned transactions are served, then retracted.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/cli.ts';
+import * as T from '../support/devnet-truth.ts';
+
+const BACKFILL_DAYS = 9;
+const DAY = 86_400;
+/** The devnet registry sets no prices: the base asset and USDC stand-in default to 1 USD. */
+const USD_PER_ASSET = 1;
+/** API bodies, checked field by field below. */
+type Json = any;
+
+const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-devnet-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A running `vaultstream start` with its devnet. */
+interface Service {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  api: string;
+  log: { stdout: string; stderr: string };
+  rpc: Map<number, PublicClient>;
+  truthFile: string;
+}
+
+async function poll<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  svc?: Service,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}; stderr tail: ${svc?.log.stderr.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Spawns `vaultstream start` with the devnet on a fresh data directory, and waits for /readyz 200. */
+async function startService(name: string, devnet: Record<string, string>): Promise<Service> {
+  const env: Record<string, string> = {
+    VAULTSTREAM_DATA_DIR: join(dir, name),
+    API_PORT: '0',
+    LOG_LEVEL: 'info',
+  };
+  for (const [k, v] of Object.entries({ enabled: 'true', ...devnet })) env[`VAULTSTREAM__devnet__${k}`] = v;
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const log = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d) => (log.stdout += d));
+  child.stderr?.on('data', (d) => (log.stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const partial = { log } as Service;
+  const api = await poll(
+    'the API line',
+    async () => /vaultstream API (\S+)\/v1/.exec(log.stdout)?.[1],
+    120_000,
+    partial,
+  );
+  const running = /"chains":(\[[^\]]*\]),"truthFile":"([^"]+)","msg":"devnet: running"/.exec(log.stderr);
+  if (!running) throw new Error('no "devnet: running" log line');
+  const rpc = new Map<number, PublicClient>();
+  for (const c of JSON.parse(running[1]) as { chainId: number; rpcUrl: string }[])
+    rpc.set(c.chainId, createPublicClient({ transport: http(c.rpcUrl) }));
+  const svc = { child, exited, api, log, rpc, truthFile: running[2] };
+  await poll(
+    '/readyz 200',
+    async () => ((await fetch(`${api}/readyz`)).status === 200 ? true : undefined),
+    90_000,
+    svc,
+  );
+  return svc;
+}
+
+async function get(path: string, on: Service = svc): Promise<Json> {
+  const res = await fetch(`${on.api}${path}`);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+/**
+ * Drained: ingestion live on every chain, every chain's stored watermark at its node's
+ * head, no consumer lag, and the raw row counts unchanged since the previous look.
+ */
+async function waitDrained(on: Service): Promise<void> {
+  let lastRows = '';
+  await poll(
+    'the consumers to drain',
+    async () => {
+      const s = await get('/status', on);
+      const evm: Json[] = s.ingest?.evm ?? [];
+      const marks = new Map<number, number>(s.chains.map((c: Json) => [c.chainId, c.blockNumber]));
+      let atHeads = evm.length === on.rpc.size;
+      for (const [chainId, client] of on.rpc)
+        atHeads &&= marks.get(chainId) === Number(await client.getBlockNumber());
+      const done =
+        atHeads &&
+        evm.every((p) => p.phase === 'live') &&
+        Object.values(s.consumer.lag).every((n) => n === 0);
+      const rows = JSON.stringify(s.rows);
+      const stable = done && rows === lastRows;
+      lastRows = rows;
+      return stable ? true : undefined;
+    },
+    90_000,
+    on,
+  );
+}
+
+let svc: Service;
+let truth: T.GroundTruthJson;
+let vaults: T.TruthVault[];
+let nowSec = 0;
+
+const vaultEntry = (data: Json[], v: T.TruthVault) => {
+  const e = data.find((x) => T.lc(x.vaultAddress) === v.share);
+  expect(e, `vault ${v.slug} in the response`).toBeDefined();
+  return e;
+};
+
+describe('vaultstream start on the devnet, against the ground truth', () => {
+  beforeAll(async () => {
+    svc = await startService('backfill', { backfillDays: String(BACKFILL_DAYS), liveIntervalMs: '0' });
+    await waitDrained(svc);
+    truth = T.readTruth(svc.truthFile);
+    vaults = T.truthVaults(truth);
+    nowSec = Math.floor(Date.now() / 1000);
+  }, 200_000);
+
+  it('ingests every chain up to its head', async () => {
+    const s = await get('/status');
+    for (const [chainId, client] of svc.rpc) {
+      const head = Number(await client.getBlockNumber());
+      expect(
+        s.chains.find((c: Json) => c.chainId === chainId)?.blockNumber,
+        `chain ${chainId} watermark`,
+      ).toBe(head);
+    }
+  });
+
+  it('top holders per chain and their balances (/v1/vaults/holders)', async () => {
+    const { data } = await get('/v1/vaults/holders?status=all');
+    for (const v of vaults) {
+      const e = vaultEntry(data, v);
+      expect(e.totalHolders, `${v.slug} totalHolders`).toBe(T.holderCount(truth, v));
+      T.expectTopHolders(e.holders, T.chainBalances(truth, v), v.slug);
+    }
+    for (const chainId of truth.chainIds) {
+      const perChain = await get(`/v1/vaults/holders?status=all&chainId=${chainId}`);
+      for (const v of vaults)
+        T.expectTopHolders(
+          vaultEntry(perChain.data, v).holders,
+          T.chainBalances(truth, v).filter((b) => b.chainId === chainId),
+          `${v.slug}@${chainId}`,
+        );
+    }
+  });
+
+  it('token holders: balance summed over chains, USD value (/v1/token-holders)', async () => {
+    const { data } = await get('/v1/token-holders');
+    const expected = T.tokenHolderBalances(truth);
+    expect(data.count).toBe(expected.size);
+    expect(data.holders).toHaveLength(expected.size);
+    const price = new Map(vaults.map((v) => [v.share, T.latestRate(truth, v, truth.chainIds[0])]));
+    for (const h of data.holders) {
+      const key = `${T.lc(h.address)}|${T.lc(h.tokenAddress)}`;
+      const raw = expected.get(key);
+      expect(raw, `unexpected token holder ${key}`).toBeDefined();
+      T.expectClose(h.balance, T.units(raw as bigint), `${key} balance`);
+      const rate = price.get(T.lc(h.tokenAddress)) as bigint;
+      T.expectClose(h.value, T.units((raw as bigint) * rate, 2 * T.DECIMALS) * USD_PER_ASSET, `${key} value`);
+    }
+    for (let i = 1; i < data.holders.length; i++) {
+      const [a, b] = [data.holders[i - 1], data.holders[i]];
+      expect(a.value > b.value || (a.value === b.value && a.address <= b.address), `order at ${i}`).toBe(
+        true,
+      );
+    }
+  });
+
+  it('tvl, tokenPrice and holder counts (/v1/vaults/details, /v1/vaults)', async () => {
+    const details = (await get('/v1/vaults/details?status=all')).data;
+    const list = (await get('/v1/vaults?status=all')).data;
+    for (const v of vaults) {
+      const tvl = T.units(T.tvlRaw(truth, v), 2 * T.DECIMALS) * USD_PER_ASSET;
+      const d = vaultEntry(details, v);
+      T.expectClose(d.tvl, tvl, `${v.slug} details tvl`);
+      T.expectClose(d.tokenPrice, T.tokenPrice(truth, v), `${v.slug} tokenPrice`);
+      expect(d.holders, `${v.slug} holders`).toBe(T.holderCount(truth, v));
+      const l = vaultEntry(list, v);
+      T.expectClose(l.tvl, tvl, `${v.slug} list tvl`);
+      expect(l.numHolders, `${v.slug} numHolders`).toBe(T.holderCount(truth, v));
+    }
+  });
+
+  it('navApy per settled day over the known rate path, every chain (/v1/vaults/apy-history)', async () => {
+    const first = T.deploymentDay(truth);
+    const yesterday = T.utcDay(nowSec - DAY);
+    const start = Date.parse(`${first}T00:00:00Z`) / 1000;
+    for (const chainId of truth.chainIds) {
+      const { data } = await get(
+        `/v1/vaults/apy-history?status=all&order=asc&chainId=${chainId}&startDate=${start}`,
+      );
+      for (const v of vaults) {
+        const history: Json[] = vaultEntry(data, v).history;
+        const days = history.map((h) => T.utcDay(h.day));
+        // Every day from the deployment to yesterday is settled; today never is.
+        expect(days, `${v.slug}@${chainId} settled days`).toEqual(T.daysFrom(first, yesterday));
+        for (const h of history) {
+          const day = T.utcDay(h.day);
+          const what = `${v.slug}@${chainId} ${day} navApy`;
+          for (const [k, expected] of [
+            ['rolling7d', T.navRolling(truth, v, chainId, day, 7)],
+            ['rolling30d', T.navRolling(truth, v, chainId, day, 30)],
+            ['sec30d', T.navSec30d(truth, v, chainId, day)],
+          ] as const)
+            if (expected === null) expect(h.navApy[k], `${what}.${k}`).toBeNull();
+            else T.expectClose(h.navApy[k], expected, `${what}.${k}`);
+        }
+      }
+    }
+  });
+
+  it('fees per day: charged, claimed, and accrued over each claimed period (/v1/vaults/fees)', async () => {
+    const from = T.deploymentDay(truth);
+    const to = T.utcDay(nowSec);
+    const { data } = await get(`/v1/vaults/fees?startDate=${from}&endDate=${to}`);
+    for (const v of vaults) {
+      const e = data.find((x: Json) => x.slug === v.slug);
+      expect(e, `fees of ${v.slug}`).toBeDefined();
+      const series: [string, Map<string, bigint>][] = [
+        ['depositFee', T.feesByDay(truth, v, 'deposit')],
+        ['instantRedemptionFee', T.feesByDay(truth, v, 'instantRedemption')],
+        ['redemptionFee', T.feesByDay(truth, v, 'redemption')],
+        ['feesClaimed', T.feesClaimedByDay(truth, v)],
+      ];
+      for (const [name, byDay] of series) {
+        const points: Json[] = e[name];
+        expect(
+          points.map((p) => p.date),
+          `${v.slug} ${name} days`,
+        ).toEqual(T.daysFrom(from, to));
+        for (const p of points)
+          T.expectClose(
+            p.value,
+            T.units(byDay.get(p.date) ?? 0n) * USD_PER_ASSET,
+            `${v.slug} ${name} ${p.date}`,
+          );
+        expect(
+          [...byDay.values()].some((x) => x > 0n),
+          `${v.slug}: the truth books ${name}`,
+        ).toBe(true);
+      }
+      // Accrual is the chain's: over a closed period it adds up to what the claim took.
+      const accrued = new Map<string, number>();
+      for (const name of ['managementFee', 'performanceFee'])
+        for (const p of e[name] as Json[]) accrued.set(p.date, (accrued.get(p.date) ?? 0) + p.value);
+      const periods = T.accrualPeriods(truth, v);
+      expect(periods.length, 'a claim within the backfill').toBeGreaterThan(0);
+      for (const { days, claimed } of periods)
+        T.expectClose(
+          days.reduce((sum, d) => sum + (accrued.get(d) ?? 0), 0),
+          T.units(claimed) * USD_PER_ASSET,
+          `${v.slug} fees accrued ${days[0]}..${days.at(-1)}`,
+        );
+    }
+  });
+
+  it('failed redemptions with isValid read from the chain at the deadline', async () => {
+    const since = truth.from - DAY;
+    let seen = 0;
+    for (const v of vaults) {
+      const { data } = await get(`/v1/vaults/${v.slug}/failed-redemptions?startDate=${since}`);
+      expect(T.lc(data.vaultAddress)).toBe(v.share);
+      const want = [];
+      for (const r of T.failedRequests(truth, v, nowSec)) {
+        const held = await T.balanceAtTime(
+          svc.rpc.get(r.chainId) as PublicClient,
+          r.share,
+          r.user,
+          r.deadline,
+        );
+        want.push({
+          chainId: r.chainId,
+          user: T.lc(r.user),
+          queueAddress: T.lc(r.queue),
+          wantTokenContractAddress: T.lc(r.want),
+          requestedAt: r.requestedAt,
+          expiresAt: r.deadline,
+          amount: T.units(BigInt(r.amount)),
+          minPrice: T.units(BigInt(r.atomicPrice)),
+          isValid: held >= BigInt(r.amount),
+        });
+      }
+      seen += want.length;
+      const got = (data.failedRedemptions as Json[]).map((f) => ({
+        chainId: f.chainId,
+        user: T.lc(f.user),
+        queueAddress: T.lc(f.queueAddress),
+        wantTokenContractAddress: T.lc(f.wantTokenContractAddress),
+        requestedAt: f.requestedAt,
+        expiresAt: f.expiresAt,
+        amount: f.amount,
+        minPrice: f.minPrice,
+        isValid: f.isValid,
+      }));
+      T.expectSameRecords(got, want, ['amount', 'minPrice'], `${v.slug} failed redemptions`);
+    }
+    expect(seen, 'the truth has expired requests to compare').toBeGreaterThan(0);
+  });
+
+  it('role assignments: the latest state per (chain, user, role)', async () => {
+    for (const v of vaults) {
+      const { data } = await get(`/v1/vaults/${v.slug}/roles-assignments`);
+      expect(data.pageInfo).toEqual({ endCursor: null, hasNextPage: false });
+      const got = (data.roleAssignments as Json[]).map((r) => {
+        expect(T.lc(r.vaultAddress)).toBe(v.share);
+        return { chainId: r.chainId, user: T.lc(r.user), role: r.role, enabled: r.enabled };
+      });
+      expect(got.sort(T.byKey), `${v.slug} roles`).toEqual(T.expectedRoles(truth, v));
+    }
+  });
+
+  it('recent transactions: redemption requests and bridges as booked, 7-day counts', async () => {
+    const { data } = await get('/v1/vaults/recent-transactions?status=all&limit=100');
+    const composer = T.lc(truth.addresses.composer);
+    for (const v of vaults) {
+      const e = vaultEntry(data, v);
+      const rows: Json[] = e.recentTransactions;
+      for (let i = 1; i < rows.length; i++)
+        expect(rows[i - 1].createdAt).toBeGreaterThanOrEqual(rows[i].createdAt);
+      // A full page hides older rows: compare only what is strictly newer than its oldest.
+      const cutoff = rows.length === 100 ? Math.min(...rows.map((r) => r.createdAt)) : -1;
+      const got: T.TimedActivity[] = rows
+        .filter((r) => ['REDEEM_REQUEST', 'BRIDGE_IN', 'BRIDGE_OUT'].includes(r.transactionType))
+        // The mint flow's OFT send to Solana (from the composer) is not a devnet bridge.
+        .filter((r) => !(r.transactionType === 'BRIDGE_OUT' && T.lc(r.user) === composer))
+        .filter((r) => r.createdAt > cutoff)
+        .map((r) => ({
+          type: r.transactionType,
+          chainId: r.chainId,
+          user: T.lc(r.user),
+          shares: r.shares,
+          createdAt: r.createdAt,
+        }));
+      const want = T.timedActivity(truth, v).filter((a) => a.createdAt > cutoff);
+      for (const type of ['REDEEM_REQUEST', 'BRIDGE_IN', 'BRIDGE_OUT'])
+        T.expectSameRecords(
+          got.filter((a) => a.type === type),
+          want.filter((a) => a.type === type),
+          ['shares'],
+          `${v.slug} ${type}`,
+        );
+      for (const r of rows) {
+        expect(T.lc(r.vaultAddress)).toBe(v.share);
+        expect(T.lc(r.sharesTokenAddress)).toBe(v.share);
+      }
+      // The truth times only part of the activity: its last 7 x 24 h are a lower bound.
+      const timed7d = T.timedActivity(truth, v).filter((a) => a.createdAt >= nowSec - 7 * DAY).length;
+      expect(e.transactionCount7d, `${v.slug} transactionCount7d`).toBeGreaterThanOrEqual(timed7d);
+    }
+  });
+
+  it('holders-history: the last simulated day ends with the final holder count per chain', async () => {
+    const lastDay = T.utcDay(truth.to);
+    const start = Date.parse(`${T.deploymentDay(truth)}T00:00:00Z`) / 1000;
+    const { data } = await get(`/v1/vaults/holders-history?status=all&startDate=${start}`);
+    for (const v of vaults) {
+      const history: Json[] = vaultEntry(data, v).history;
+      for (const chainId of truth.chainIds) {
+        const n = T.chainHolderCount(truth, v, chainId);
+        const last = history.find((h) => h.chainId === chainId && T.utcDay(h.day) === lastDay);
+        expect(last, `${v.slug}@${chainId} ${lastDay}`).toBeDefined();
+        expect({ end: last.end, count: last.count }, `${v.slug}@${chainId} ${lastDay}`).toEqual({
+          end: n,
+          count: 24,
+        });
+        // Nothing happened after the last simulated day: later days hold the final count throughout.
+        for (const h of history.filter((x) => x.chainId === chainId && T.utcDay(x.day) > lastDay))
+          expect(
+            [h.start, h.end, h.min, h.max, h.average],
+            `${v.slug}@${chainId} ${T.utcDay(h.day)}`,
+          ).toEqual([n, n, n, n, n]);
+      }
+    }
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    expect(svc.log.stderr).toMatch(/"msg":"stopped"/);
+  }, 60_000);
+});
+
+describe('a reorg on the live devnet', () => {
+  it('serves the orphaned deposit while it is the head, then retracts it from the views', async () => {
+    const live = await startService('reorg', {
+      backfillDays: '1',
+      liveIntervalMs: '1500',
+      reorgAtTick: '2',
+      reorgHoldSeconds: '8',
+    });
+    const primary = T.readTruth(live.truthFile).chainIds[0];
+    const served = async () => {
+      const { data } = await get(
+        `/v1/vaults/recent-transactions?status=all&limit=100&chainId=${primary}`,
+        live,
+      );
+      return (data as Json[]).flatMap((e) =>
+        (e.recentTransactions as Json[]).map((r) => T.lc(r.transactionHash)),
+      );
+    };
+    // The simulator books the orphaned transactions once it has replaced them.
+    const seen = new Set<string>();
+    const reorg = await poll(
+      'the reorg',
+      async () => {
+        for (const h of await served()) seen.add(h);
+        return T.readTruth(live.truthFile).reorgs[0];
+      },
+      90_000,
+      live,
+    );
+    const orphaned = reorg.orphanedTxs.map(T.lc);
+    expect(
+      orphaned.filter((h) => seen.has(h)),
+      'orphaned transactions served while they were the head',
+    ).not.toEqual([]);
+    await poll(
+      'the ingester to follow the reorg',
+      async () => {
+        const p = (await get('/status', live)).ingest.evm.find((x: Json) => x.chainId === primary);
+        return p.reorgs >= 1 && p.blocksRetracted >= 1 ? true : undefined;
+      },
+      60_000,
+      live,
+    );
+    let left: string[] = orphaned;
+    await poll(
+      'the orphaned transactions to leave the views',
+      async () => {
+        const now = new Set(await served());
+        left = orphaned.filter((h) => now.has(h));
+        return left.length === 0 ? true : undefined;
+      },
+      30_000,
+      live,
+    ).catch(() => undefined);
+    expect(left, 'orphaned transactions still served').toEqual([]);
+    live.child.kill('SIGTERM');
+    expect(await live.exited).toBe(0);
+  }, 170_000);
+});

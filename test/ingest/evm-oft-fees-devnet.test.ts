@@ -1,0 +1,132 @@
+/**
+ * On anvil with the devnet contracts: NestVault deposit fees under a setting made
+ * before the ingester's start block and one changed inside its range, each checked
+ * against the vault's own `claimableFees(1)` rise; and the bridge activity of the
+ * separate share OFT adapter, checked against its events decoded with the devnet ABI.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Abi,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  maxUint256,
+  parseEventLogs,
+} from 'viem';
+import type { Account } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../core/config.ts';
+import { silentLogger } from '../../core/log.ts';
+import * as dv from '../../devnet/abis.ts';
+import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
+import { deployVaultSystem } from '../../devnet/deploy.ts';
+import { startEvmIngest } from '../../ingest/evm/index.ts';
+import { EventCodec } from '../../schemas/codec.ts';
+import { liveEvents, localChain, openBus, readFamily, until, usdcVault } from './evm-support.ts';
+
+const deployer = anvilAccount(0);
+const alice = anvilAccount(1);
+const lc = (a: string) => a.toLowerCase();
+let node: AnvilNode;
+const root = mkdtempSync(join(tmpdir(), 'vs-evm-oft-fees-'));
+
+beforeAll(async () => {
+  node = await startAnvil({ chainId: 31337 });
+}, 60_000);
+afterAll(async () => {
+  await node?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('EVM deposit fees and OFT adapter on the devnet', () => {
+  it('publishes each NestVault deposit fee exactly and the adapter bridges as activity', async () => {
+    const pub = createPublicClient({ transport: http(node.rpcUrl) });
+    const send = async (who: Account, address: Hex, abi: Abi, functionName: string, args: unknown[]) => {
+      const wallet = createWalletClient({ account: who, transport: http(node.rpcUrl) });
+      const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
+      const r = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      if (r.status !== 'success') throw new Error(`${functionName} reverted`);
+      return r;
+    };
+    const d = await deployVaultSystem(node.rpcUrl, { vaults: 1 });
+    const [v] = d.vaults;
+    const claimable = () =>
+      pub.readContract({
+        address: v.nestVault,
+        abi: dv.nestVaultAbi,
+        functionName: 'claimableFees',
+        args: [1],
+      });
+    await send(deployer, d.asset, dv.mockUsdcAbi, 'mint', [alice.address, 10_000_000_000n]);
+    await send(alice, d.asset, dv.mockUsdcAbi, 'approve', [v.nestVault, maxUint256]);
+    // Set before the start block: only a read of `fees(1)` can know it.
+    await send(deployer, v.nestVault, dv.nestVaultAbi, 'setFee', [1, { rate: 2_500, flat: 1_000n }]);
+    const startBlock = Number(await pub.getBlockNumber()) + 1;
+    const charged: bigint[] = [];
+    for (const [assets, fee] of [
+      [4_790_059_601n, undefined],
+      [123_456_789n, { rate: 12_345, flat: 7n }],
+      [999_999n, undefined],
+    ] as const) {
+      if (fee) await send(deployer, v.nestVault, dv.nestVaultAbi, 'setFee', [1, fee]);
+      const before = await claimable();
+      await send(alice, v.nestVault, dv.nestVaultAbi, 'deposit', [assets, alice.address]);
+      charged.push((await claimable()) - before);
+    }
+    const sent = await send(alice, v.share, dv.boringVaultAbi, 'approve', [d.oft, maxUint256]).then(() =>
+      send(alice, d.oft, dv.shareOftAbi, 'send', [
+        30101,
+        `0x${lc(alice.address).slice(2).padStart(64, '0')}`,
+        5_000_001n,
+      ]),
+    );
+    const guid = parseEventLogs({ abi: dv.shareOftAbi, logs: sent.logs, eventName: 'OFTSent' })[0].args.guid;
+    await send(deployer, d.oft, dv.shareOftAbi, 'lzReceive', [guid, 30101, alice.address, 2_000_002n]);
+
+    const config = parseConfig({
+      dataDir: root,
+      chains: [localChain({ name: 'devnet', rpcUrls: [node.rpcUrl], confirmations: 0, startBlock })],
+      vaults: [
+        {
+          ...usdcVault({ slug: 'v0', name: 'v0', ...v, teller: v.tellerVeda, usdc: d.asset }),
+          coreShareOftAddress: d.oft,
+        },
+      ],
+    });
+    const bus = await openBus(join(root, 'bus'));
+    const head = Number(await pub.getBlockNumber());
+    const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+    // The node mines on an interval as well: past the head read, not exactly at it.
+    await until(() => (ingest.progress()[0]?.next ?? 0) > head, 30_000, 'the ingester');
+    await ingest.stop();
+    const read = async (f: Parameters<typeof readFamily>[2]) =>
+      liveEvents(await readFamily(bus, config.topicPrefix, f), (r) => `${r.blockHash}:${r.logIndex}`).sort(
+        (a, b) => (a.blockNumber as number) - (b.blockNumber as number),
+      );
+
+    expect(charged.every((c) => c > 0n)).toBe(true);
+    const fees = (await read('fees')).filter((r) => r.kind === 'DEPOSIT');
+    expect(fees.map((r) => [r.token, r.amount, r.decimals])).toEqual(
+      charged.map((c) => [lc(d.asset), c.toString(), 6]),
+    );
+
+    const oftLogs = await pub.getContractEvents({
+      address: d.oft,
+      abi: dv.shareOftAbi,
+      fromBlock: BigInt(startBlock),
+    });
+    expect(oftLogs).toHaveLength(2);
+    const bridges = (await read('activity')).filter((r) => String(r.kind).startsWith('BRIDGE'));
+    expect(bridges.map((r) => [r.kind, r.user, r.shares, r.txHash])).toEqual(
+      oftLogs.map((l) => {
+        const a = l.args as Record<string, unknown>;
+        return l.eventName === 'OFTSent'
+          ? ['BRIDGE_OUT', lc(a.fromAddress as string), String(a.amountSentLD), l.transactionHash]
+          : ['BRIDGE_IN', lc(a.toAddress as string), String(a.amountReceivedLD), l.transactionHash];
+      }),
+    );
+  }, 120_000);
+});
