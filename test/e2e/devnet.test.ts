@@ -8,13 +8,19 @@
  * file describes the final chain state exactly. A second, short run goes live until
  * the primary chain's reorg: the orphaned transactions are served, then retracted.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.ts';
+import {
+  getJson,
+  killServices,
+  poll,
+  type Service,
+  startService,
+  waitDrained,
+} from '../support/devnet-service.ts';
 import * as T from '../support/devnet-truth.ts';
 
 const BACKFILL_DAYS = 9;
@@ -25,115 +31,13 @@ const USD_PER_ASSET = 1;
 type Json = any;
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-devnet-'));
-const children: ChildProcess[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  killServices();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A running `vaultstream start` with its devnet. */
-interface Service {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  api: string;
-  log: { stdout: string; stderr: string };
-  rpc: Map<number, PublicClient>;
-  truthFile: string;
-}
-
-async function poll<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  timeoutMs: number,
-  svc?: Service,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}; stderr tail: ${svc?.log.stderr.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-/** Spawns `vaultstream start` with the devnet on a fresh data directory, and waits for /readyz 200. */
-async function startService(name: string, devnet: Record<string, string>): Promise<Service> {
-  const env: Record<string, string> = {
-    VAULTSTREAM_DATA_DIR: join(dir, name),
-    API_PORT: '0',
-    LOG_LEVEL: 'info',
-  };
-  for (const [k, v] of Object.entries({ enabled: 'true', ...devnet })) env[`VAULTSTREAM__devnet__${k}`] = v;
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const log = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (d) => (log.stdout += d));
-  child.stderr?.on('data', (d) => (log.stderr += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const partial = { log } as Service;
-  const api = await poll(
-    'the API line',
-    async () => /vaultstream API (\S+)\/v1/.exec(log.stdout)?.[1],
-    120_000,
-    partial,
-  );
-  const running = /"chains":(\[[^\]]*\]),"truthFile":"([^"]+)","msg":"devnet: running"/.exec(log.stderr);
-  if (!running) throw new Error('no "devnet: running" log line');
-  const rpc = new Map<number, PublicClient>();
-  for (const c of JSON.parse(running[1]) as { chainId: number; rpcUrl: string }[])
-    rpc.set(c.chainId, createPublicClient({ transport: http(c.rpcUrl) }));
-  const svc = { child, exited, api, log, rpc, truthFile: running[2] };
-  await poll(
-    '/readyz 200',
-    async () => ((await fetch(`${api}/readyz`)).status === 200 ? true : undefined),
-    90_000,
-    svc,
-  );
-  return svc;
-}
-
-async function get(path: string, on: Service = svc): Promise<Json> {
-  const res = await fetch(`${on.api}${path}`);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
-}
-
-/**
- * Drained: ingestion live on every chain, every chain's stored watermark at its node's
- * head, no consumer lag, and the raw row counts unchanged since the previous look.
- */
-async function waitDrained(on: Service): Promise<void> {
-  let lastRows = '';
-  await poll(
-    'the consumers to drain',
-    async () => {
-      const s = await get('/status', on);
-      const evm: Json[] = s.ingest?.evm ?? [];
-      const marks = new Map<number, number>(s.chains.map((c: Json) => [c.chainId, c.blockNumber]));
-      let atHeads = evm.length === on.rpc.size;
-      for (const [chainId, client] of on.rpc)
-        atHeads &&= marks.get(chainId) === Number(await client.getBlockNumber());
-      const done =
-        atHeads &&
-        evm.every((p) => p.phase === 'live') &&
-        Object.values(s.consumer.lag).every((n) => n === 0);
-      const rows = JSON.stringify(s.rows);
-      const stable = done && rows === lastRows;
-      lastRows = rows;
-      return stable ? true : undefined;
-    },
-    90_000,
-    on,
-  );
-}
-
 let svc: Service;
+const get = (path: string, on: Service = svc): Promise<Json> => getJson(on, path);
 let truth: T.GroundTruthJson;
 let vaults: T.TruthVault[];
 let nowSec = 0;
@@ -146,7 +50,10 @@ const vaultEntry = (data: Json[], v: T.TruthVault) => {
 
 describe('vaultstream start on the devnet, against the ground truth', () => {
   beforeAll(async () => {
-    svc = await startService('backfill', { backfillDays: String(BACKFILL_DAYS), liveIntervalMs: '0' });
+    svc = await startService(join(dir, 'backfill'), {
+      backfillDays: String(BACKFILL_DAYS),
+      liveIntervalMs: '0',
+    });
     await waitDrained(svc);
     truth = T.readTruth(svc.truthFile);
     vaults = T.truthVaults(truth);
@@ -420,7 +327,7 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
 
 describe('a reorg on the live devnet', () => {
   it('serves the orphaned deposit while it is the head, then retracts it from the views', async () => {
-    const live = await startService('reorg', {
+    const live = await startService(join(dir, 'reorg'), {
       backfillDays: '1',
       liveIntervalMs: '1500',
       reorgAtTick: '2',
