@@ -39,5 +39,5 @@ COPY . .
 
 USER node
 EXPOSE 3000
-ENTRYPOINT ["node", "bin/vaultstream.mjs"]
+ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/vaultstream.mjs"]
 CMD ["start"]

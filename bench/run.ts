@@ -39,6 +39,8 @@ async function runChild(args: string[]): Promise<PipelineBenchResult> {
   const out = spawnSync(
     process.execPath,
     [
+      // As `npm start` and bin/vaultstream.mjs run the service (see there).
+      '--max-semi-space-size=64',
       '--import',
       'tsx',
       join(import.meta.dirname, 'pipeline-main.ts'),
