@@ -62,9 +62,8 @@ export async function createStore(cfg: Config): Promise<Store> {
   let client: ClickHouseClient;
   let kind: Store['kind'];
   let serial: Serial | undefined;
-  let rawInsert:
-    | ((table: string, columns: readonly string[], tsv: Buffer, settings?: Record<string, string | number | boolean>) => Promise<void>)
-    | undefined;
+  /** chDB's raw insert, taking a database-qualified table. */
+  let rawInsert: Store['insertTsv'] | undefined;
   if (cfg.store.url) {
     kind = 'server';
     client = createClient({
