@@ -9,7 +9,11 @@ import { z } from 'zod';
 const MAX_UINT256 = (1n << 256n) - 1n;
 export const uint256 = z
   .string()
-  .regex(/^(0|[1-9][0-9]{0,77})$/, 'expected a non-negative integer as a decimal string')
+  // abort: zod runs later checks after a failed one, and BigInt() of a non-number throws.
+  .regex(/^(0|[1-9][0-9]{0,77})$/, {
+    error: 'expected a non-negative integer as a decimal string',
+    abort: true,
+  })
   .refine((s) => BigInt(s) <= MAX_UINT256, 'exceeds uint256');
 const decimalString = z
   .string()

@@ -117,3 +117,15 @@ describe('Avro codec', () => {
     });
   });
 });
+
+describe('record validation', () => {
+  it('words a non-numeric uint256 as an issue instead of throwing from its range check', () => {
+    for (const amount of ['0xggg', '12x', '-1', '']) {
+      const parsed = FAMILIES.rates.schema.safeParse({ ...rateV1, vault: 'v', rate: amount });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((i) => i.message)).toContain(
+        'expected a non-negative integer as a decimal string',
+      );
+    }
+  });
+});
