@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
-import { toTsv } from './tsv.ts';
+import { toTsvBuffer } from './tsv.ts';
 
 export interface Store {
   readonly kind: 'chdb' | 'server';
@@ -134,7 +134,7 @@ export async function createStore(cfg: Config): Promise<Store> {
       if (rows.length === 0) return;
       // TabSeparated parses faster than the JSON formats (see store/tsv.ts).
       const columns = Object.keys(rows[0]);
-      await insertTsv(table, columns, Buffer.from(toTsv(rows, columns)), settings as never);
+      await insertTsv(table, columns, toTsvBuffer(rows, columns), settings as never);
     },
     insertTsv,
     close: () => run(() => client.close()),
