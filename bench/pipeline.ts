@@ -40,7 +40,8 @@ export async function benchPipeline(opts: {
     dataDir: dir,
     logLevel: 'warn',
     topicPrefix: opts.topicPrefix ?? `bench${Date.now()}.`,
-    streams: { maxBatchSize: opts.batchSize ?? 50_000, maxWaitMs: 200 },
+    // The consumers' batching is the product's default (streams.maxWaitMs) unless a batch size is given.
+    streams: { maxBatchSize: opts.batchSize ?? 50_000 },
   };
   if (opts.brokers) raw.bus = { kind: 'kafka', brokers: opts.brokers, partitions: 4 };
   const cfg: Config = parseConfig(raw);
