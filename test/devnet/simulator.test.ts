@@ -283,7 +283,9 @@ describe('devnet simulator', () => {
       else {
         expect(received).toHaveLength(1);
         expect(received[0].args).toMatchObject({ toAddress: b.user, amountReceivedLD: BigInt(b.amount) });
-        expect(b.receivedAt).toBeGreaterThan(b.sentAt);
+        // Never before the send; the same second is possible: live ticks deliver what was sent
+        // before the tick began, stamped by the other chain's node clock (whole seconds).
+        expect(b.receivedAt).toBeGreaterThanOrEqual(b.sentAt);
       }
     }
   });
