@@ -128,13 +128,9 @@ export class StreamProcessor extends EventEmitter {
         const rec = fast ? fast.value : await this.deps.codec.decode(family, m.value);
         // The hand-written checks accept only what zod accepts unchanged (schemas/fast-valid.ts):
         // half the cost, and no copy of the record. Anything else is zod's to accept or word.
-        if (fastValid(family, rec)) {
-          const row = toRow(family, rec as never);
-          (row as SourcedRow)[SOURCE] = m;
-          out.rows.push(row);
-          continue;
-        }
-        const parsed = schema.safeParse(rec);
+        const parsed = fastValid(family, rec)
+          ? { success: true as const, data: rec as never }
+          : schema.safeParse(rec);
         if (parsed.success) {
           const row = toRow(family, parsed.data);
           (row as SourcedRow)[SOURCE] = m;
