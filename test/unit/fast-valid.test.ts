@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 import { fastValid } from '../../schemas/fast-valid.ts';
+import { seededRandom } from '../support/rng.ts';
 
 type Rec = Record<PropertyKey, unknown>;
 
@@ -242,17 +243,6 @@ const POOL: unknown[] = [
   Symbol('s'),
 ];
 
-/** mulberry32: a small seeded PRNG, so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** An avsc-decoded record: an instance whose prototype has enumerable methods. */
 const AVSC_PROTO = { clone() {}, toBuffer() {} };
 
@@ -329,7 +319,7 @@ describe('fastValid', () => {
   });
 
   it('accepts only records that zod accepts unchanged (seeded mutations)', () => {
-    const rnd = prng(0x5eed);
+    const rnd = seededRandom(0x5eed);
     const unsound: string[] = [];
     let zodOk = 0;
     let fastOk = 0;

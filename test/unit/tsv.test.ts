@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { transferEvents } from '../../bench/events.ts';
 import { toTsv, toTsvBuffer } from '../../store/tsv.ts';
 import { toRow } from '../../streams/rows.ts';
-
-/** mulberry32: a small seeded PRNG, so that a failing case can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/rng.ts';
 
 /** ASCII with nothing to escape: strings of these are copied as they are. */
 const PLAIN = [...'abcXYZ019 -_:.,\'"{}[]'];
@@ -47,7 +38,7 @@ function randomValue(rand: () => number): unknown {
 }
 
 function randomRows(seed: number, count: number, columns: readonly string[]): Record<string, unknown>[] {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return Array.from({ length: count }, () => {
     const row: Record<string, unknown> = {};
     for (const c of columns) if (rand() < 0.97) row[c] = randomValue(rand);
@@ -95,7 +86,7 @@ describe('TabSeparated encoding', () => {
   });
 
   it('grows its buffer for long strings and many rows', () => {
-    const rand = prng(99);
+    const rand = seededRandom(99);
     const long = [
       randomString(rand, 70_000, PLAIN),
       randomString(rand, 100_000, CHARS),
