@@ -6,20 +6,12 @@
  * both queue variants (one cancelled, one solved). Every receipt is kept by name so
  * the test can derive what the ingester must publish.
  */
-import {
-  type Abi,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  http,
-  maxUint256,
-  type TransactionReceipt,
-} from 'viem';
+import { type Abi, type Hex, maxUint256, type TransactionReceipt } from 'viem';
 import type { Account } from 'viem/accounts';
 import * as dv from '../../devnet/abis.ts';
 import { anvilAccount } from '../../devnet/anvil.ts';
 import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
-import { anvilRpc } from './evm-support.ts';
+import { anvilRpc, sendTx } from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 /** The depositor and requester of every user action of the run. */
@@ -43,13 +35,9 @@ export async function driveDevnet(rpcUrl: string): Promise<DevnetRun> {
     functionName: string,
     args: unknown[],
   ) => {
-    const wallet = createWalletClient({ account: who, transport: http(rpcUrl) });
-    const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
-    const r = await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({
-      hash,
-      pollingInterval: 20,
+    const r = await sendTx(rpcUrl, who, address, abi, functionName, args).catch((err: Error) => {
+      throw new Error(`${name}: ${err.message}`);
     });
-    if (r.status !== 'success') throw new Error(`${name} reverted`);
     receipts[name] = r;
     return r;
   };

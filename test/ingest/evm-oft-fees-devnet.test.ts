@@ -7,15 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Abi,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  http,
-  maxUint256,
-  parseEventLogs,
-} from 'viem';
+import { type Abi, createPublicClient, type Hex, http, maxUint256, parseEventLogs } from 'viem';
 import type { Account } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
@@ -25,7 +17,7 @@ import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts'
 import { deployVaultSystem } from '../../devnet/deploy.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { liveEvents, localChain, openBus, readFamily, until, usdcVault } from './evm-support.ts';
+import { liveEvents, localChain, openBus, readFamily, sendTx, until, usdcVault } from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const alice = anvilAccount(1);
@@ -44,13 +36,8 @@ afterAll(async () => {
 describe('EVM deposit fees and OFT adapter on the devnet', () => {
   it('publishes each NestVault deposit fee exactly and the adapter bridges as activity', async () => {
     const pub = createPublicClient({ transport: http(node.rpcUrl) });
-    const send = async (who: Account, address: Hex, abi: Abi, functionName: string, args: unknown[]) => {
-      const wallet = createWalletClient({ account: who, transport: http(node.rpcUrl) });
-      const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
-      const r = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-      if (r.status !== 'success') throw new Error(`${functionName} reverted`);
-      return r;
-    };
+    const send = (who: Account, address: Hex, abi: Abi, functionName: string, args: unknown[]) =>
+      sendTx(node.rpcUrl, who, address, abi, functionName, args);
     const d = await deployVaultSystem(node.rpcUrl, { vaults: 1 });
     const [v] = d.vaults;
     const claimable = () =>

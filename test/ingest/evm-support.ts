@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type Abi,
   type AbiEvent,
   createPublicClient,
   createWalletClient,
@@ -17,9 +18,10 @@ import {
   http,
   keccak256,
   parseAbi,
+  type TransactionReceipt,
   toHex,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type Account, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
 import { topicName } from '../../bus/partition.ts';
@@ -257,6 +259,25 @@ export async function anvilRpc<T = unknown>(url: string, method: string, params:
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
+}
+
+/** Calls `functionName` on `address` from `who`, waits for the receipt, and throws when it reverted. */
+export async function sendTx(
+  url: string,
+  who: Account,
+  address: Hex,
+  abi: Abi,
+  functionName: string,
+  args: unknown[],
+): Promise<TransactionReceipt> {
+  const wallet = createWalletClient({ account: who, transport: http(url) });
+  const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as never);
+  const r = await createPublicClient({ transport: http(url) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 20,
+  });
+  if (r.status !== 'success') throw new Error(`${functionName} reverted`);
+  return r;
 }
 
 /** Deploys the test Emitter (test/ingest/evm-fixtures) with anvil's first account; returns its address. */
