@@ -19,7 +19,9 @@ const DAY = 86_400;
 
 /**
  * Nest's role numbering (contracts-and-flows section 7, `nest:script/Constants.sol`),
- * the default role map of DESIGN section 8, transcribed from the reference.
+ * the default role map of DESIGN section 8, transcribed from the reference. Deliberately
+ * not imported from api/read/activity-roles.ts: the ground truth must not share a table
+ * with the code it checks.
  */
 export const NEST_ROLE_NAMES: Readonly<Record<number, string>> = {
   0: 'OWNER',
