@@ -1,21 +1,26 @@
 /**
- * The store's inserts on chDB (which bypass the client for chDB's zero-copy raw insert):
+ * The store's inserts on chDB (which bypass the client: spooled to a file, read with FROM INFILE):
  * TabSeparated bytes land exactly, per-insert settings reach the engine (a repeated
  * deduplication token stores nothing), and data the engine cannot parse fails with the
  * ClickHouse error code the consumer uses to tell bad data from a failing store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
-import { createStore, type Store } from '../../store/client.ts';
+import { createStore, infileInsert, type Store } from '../../store/client.ts';
 import { toTsv } from '../../store/tsv.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-store-'));
+const spool = join(dir, 'insert-spool');
+/** A spool file left by a process that died mid-insert (pid 2^22 + 1 is above Linux's pid_max). */
+const stale = join(spool, `${2 ** 22 + 1}-7.tsv`);
 let store: Store;
 
 beforeAll(async () => {
+  mkdirSync(spool, { recursive: true });
+  writeFileSync(stale, '1\t1\tleft over\t1767225600\n');
   store = await createStore(parseConfig({ dataDir: dir }));
   await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
   await store.command(
@@ -77,5 +82,20 @@ describe('store inserts (chDB)', () => {
       expect(err?.code, err?.message).toBe(code);
     }
     expect(await rows()).toEqual(before);
+  });
+
+  it('spools each insert through a file of its own that is gone afterwards, failed or not', () => {
+    // Every insert above ran; the dead process's file went when the store opened.
+    expect(existsSync(stale)).toBe(false);
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('renders the spooled insert with quoted settings and refuses identifiers it would have to quote', () => {
+    expect(infileInsert('db.t', ['a', 'b'], "/x/it's.tsv", { s: "o'k\\", n: 1, b: true })).toBe(
+      "INSERT INTO db.t (a, b) FROM INFILE '/x/it\\'s.tsv' SETTINGS s = 'o\\'k\\\\', n = 1, b = 1 FORMAT TabSeparated",
+    );
+    expect(() => infileInsert('t; DROP TABLE x', ['a'], '/f', {})).toThrow(/identifier/);
+    expect(() => infileInsert('t', ['a b'], '/f', {})).toThrow(/identifier/);
+    expect(() => infileInsert('t', ['a'], '/f', { 'x=1, y': 1 })).toThrow(/identifier/);
   });
 });

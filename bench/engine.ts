@@ -1,0 +1,86 @@
+/**
+ * The engine alone: 1M transfer rows, encoded as TabSeparated beforehand, inserted in
+ * 50k-row batches through the store into the real `transfers_raw` (with its views), into
+ * a Null table (parsing only), and, for comparison, through chDB's own raw insert, which
+ * reads the body as the inline data of a query. Usage:
+ *   node --import tsx bench/engine.ts [rows] [batch]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../core/config.ts';
+import { createStore } from '../core/context.ts';
+import { toTsvBuffer } from '../store/tsv.ts';
+import { type Row, toRow } from '../streams/rows.ts';
+import { migrate } from '../views/migrate.ts';
+import { transferEvents } from './events.ts';
+
+const total = Number(process.argv[2] ?? 1_000_000);
+const batch = Number(process.argv[3] ?? 50_000);
+const dir = mkdtempSync(join(tmpdir(), 'vs-engine-'));
+const cfg = parseConfig({ dataDir: dir, logLevel: 'warn' });
+const store = await createStore(cfg);
+const db = cfg.store.database;
+await migrate(store, { database: db, cluster: '' });
+await store.command(`CREATE TABLE ${db}.transfers_null AS ${db}.transfers_raw ENGINE = Null`);
+
+const batches: Buffer[] = [];
+let columns: string[] = [];
+let rows: Row[] = [];
+let ver = 1;
+for (const ev of transferEvents(total, 50)) {
+  const row = toRow('transfers', ev);
+  row.ver = ver++;
+  rows.push(row);
+  if (rows.length === batch) {
+    columns = Object.keys(rows[0]);
+    batches.push(toTsvBuffer(rows, columns));
+    rows = [];
+  }
+}
+
+async function timed(label: string, insert: (b: Buffer, i: number) => Promise<unknown>) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < batches.length; i++) await insert(batches[i], i);
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    label,
+    seconds: Number(((performance.now() - t0) / 1000).toFixed(2)),
+    cpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(2)),
+  };
+}
+
+const settings = (i: number) => ({
+  insert_deduplication_token: `engine-${i}`,
+  deduplicate_blocks_in_dependent_materialized_views: 1,
+});
+const { chdb } = (store.client as unknown as { connection: { chdb: ChdbExtension } }).connection;
+interface ChdbExtension {
+  rawInsert(p: { table: string; columns: string[]; values: Buffer; format: string }): Promise<unknown>;
+}
+const results = [
+  await timed('store → transfers_raw and its 3 views', (b, i) =>
+    store.insertTsv('transfers_raw', columns, b, settings(i)),
+  ),
+  await timed('store → Null table (parsing only)', (b, i) =>
+    store.insertTsv('transfers_null', columns, b, settings(i)),
+  ),
+  await timed('chDB rawInsert → Null table', (b) =>
+    chdb.rawInsert({ table: `${db}.transfers_null`, columns, values: b, format: 'TabSeparated' }),
+  ),
+];
+console.log(
+  JSON.stringify(
+    {
+      rows: total,
+      batch,
+      bytesPerRow: Math.round(batches.reduce((a, b) => a + b.length, 0) / total),
+      results,
+    },
+    null,
+    1,
+  ),
+);
+await store.close();
+rmSync(dir, { recursive: true, force: true });
