@@ -162,6 +162,8 @@ export const configSchema = z
         groupId: z.string().min(1).default('vaultstream-streams'),
         maxBatchSize: z.number().int().min(1).max(1_000_000).default(50_000),
         maxWaitMs: z.number().int().min(0).max(60_000).default(250),
+        /** Threads that decode, validate and encode batches (streams/batch-encoder.ts); 0: the main thread. */
+        workers: z.number().int().min(0).max(16).default(0),
       })
       .prefault({}),
     api: z

@@ -5,8 +5,7 @@
 import { join, resolve } from 'node:path';
 import { InProcessBus } from '../bus/inprocess.ts';
 import type { Bus } from '../bus/types.ts';
-import { EventCodec } from '../schemas/codec.ts';
-import { SchemaRegistryClient } from '../schemas/registry-client.ts';
+import { codecFor, type EventCodec } from '../schemas/codec.ts';
 import { createStore, type Store } from '../store/client.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -29,11 +28,9 @@ export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
   });
 }
 
+/** The codec of the configured topics (and schema registry, when one is set). */
 export function createCodec(cfg: Config): EventCodec {
-  const registry = cfg.bus.schemaRegistryUrl
-    ? new SchemaRegistryClient(cfg.bus.schemaRegistryUrl)
-    : undefined;
-  return new EventCodec(registry, (family) => `${cfg.topicPrefix}${family}-value`);
+  return codecFor({ schemaRegistryUrl: cfg.bus.schemaRegistryUrl, topicPrefix: cfg.topicPrefix });
 }
 
 export { createStore, type Store };

@@ -12,7 +12,7 @@ import avro from 'avsc';
 import { VaultstreamError } from '../core/errors.ts';
 import { FAMILIES, type FamilyName } from './families.ts';
 import { fingerprintBytes } from './fingerprint.ts';
-import type { SchemaRegistryClient } from './registry-client.ts';
+import { SchemaRegistryClient } from './registry-client.ts';
 
 const AVRO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'avro');
 const SOE_MAGIC = Buffer.from([0xc3, 0x01]);
@@ -121,6 +121,26 @@ export class EventCodec {
   }
 
   /**
+   * Where the Avro body of `buf` starts when it was written with the family's newest schema
+   * (so it reads field by field in that schema's order), else -1.
+   */
+  newestBodyStart(family: FamilyName, buf: Buffer): number {
+    const newest = this.latest(family);
+    if (buf.length >= 10 && buf[0] === 0xc3 && buf[1] === 0x01)
+      return newest.soeHead.compare(buf, 0, 10) === 0 ? 10 : -1;
+    if (buf.length >= 5 && buf[0] === 0x00 && this.registryResolved.get(buf.readUInt32BE(1)) === newest.type)
+      return 5;
+    return -1;
+  }
+
+  /** Whether decoding `buf` waits for a schema from the registry (`decode` fetches it; `decodeSync` cannot). */
+  needsFetch(buf: Buffer): boolean {
+    return (
+      !!this.registry && buf.length >= 5 && buf[0] === 0x00 && !this.registryResolved.has(buf.readUInt32BE(1))
+    );
+  }
+
+  /**
    * Decodes without waiting when the writer schema is known (always for single-object
    * encoding); undefined when a registry schema must be fetched first (use `decode`).
    */
@@ -190,4 +210,10 @@ export class EventCodec {
     }
     return p;
   }
+}
+
+/** The same codec from the two settings it depends on (core/context.ts createCodec; the batch encoder's threads build theirs so). */
+export function codecFor(setup: { schemaRegistryUrl?: string; topicPrefix: string }): EventCodec {
+  const registry = setup.schemaRegistryUrl ? new SchemaRegistryClient(setup.schemaRegistryUrl) : undefined;
+  return new EventCodec(registry, (family) => `${setup.topicPrefix}${family}-value`);
 }

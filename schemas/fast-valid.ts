@@ -19,10 +19,11 @@ function charClass(chars: string): Uint8Array {
   for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1;
   return t;
 }
-const DIGIT = charClass('0123456789');
-const HEX = charClass('0123456789abcdefABCDEF');
-const BASE58 = charClass('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz');
-const SLUG = charClass('abcdefghijklmnopqrstuvwxyz0123456789-');
+// Shared with the transfer transcoder (streams/transcode.ts), which checks the same on bytes.
+export const DIGIT = charClass('0123456789');
+export const HEX = charClass('0123456789abcdefABCDEF');
+export const BASE58 = charClass('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz');
+export const SLUG = charClass('abcdefghijklmnopqrstuvwxyz0123456789-');
 
 /** Whether every char of `s` from `from` on is in `table` (codes past 127 read undefined). */
 function allIn(table: Uint8Array, s: string, from: number): boolean {

@@ -169,17 +169,65 @@ function writeField(v: unknown, off: number): number {
 
 /** `Buffer.from(toTsv(rows, columns))`, byte for byte, without building the string. */
 export function toTsvBuffer(rows: Record<string, unknown>[], columns: readonly string[]): Buffer {
+  return toTsvLines(rows, columns).tsv;
+}
+
+/**
+ * As `toTsvBuffer`, with the byte offset after each row's line (`ends[i]`): a run of rows
+ * `[a, b)` is `tsv.subarray(a ? ends[a - 1] : 0, ends[b - 1])`, to insert without re-encoding.
+ * The buffer owns its memory (no pool slice), so it can be transferred to another thread.
+ */
+export function toTsvLines(
+  rows: Record<string, unknown>[],
+  columns: readonly string[],
+): { tsv: Buffer; ends: Uint32Array } {
   // As `toTsv`, whose joined lines end in one newline even when there are none.
-  if (rows.length === 0) return Buffer.from('\n');
-  let off = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    off = writeField(r[columns[0]], off);
+  if (rows.length === 0) return { tsv: Buffer.from('\n'), ends: new Uint32Array(0) };
+  const lines = new TsvLines();
+  for (const r of rows) lines.row(r, columns);
+  return lines.finish();
+}
+
+/**
+ * TabSeparated lines written one by one, by `row` or by a caller that writes a line's bytes
+ * itself (`room`, then `endLine`). The lines are built in the module's scratch buffer, so one
+ * `TsvLines` at a time, written synchronously from creation to `finish`.
+ */
+export class TsvLines {
+  /** Where the next byte goes. */
+  off = 0;
+  private ends: number[] = [];
+
+  /** The buffer to write at `off`, with room for `n` more bytes (valid until the next call). */
+  room(n: number): Buffer {
+    return reserve(this.off, n);
+  }
+
+  /** Marks the end of a line the caller wrote (its newline included) up to `off`. */
+  endLine(): void {
+    this.ends.push(this.off);
+  }
+
+  /** Writes `r`'s values of `columns` as one line. */
+  row(r: Record<string, unknown>, columns: readonly string[]): void {
+    let off = writeField(r[columns[0]], this.off);
     for (let c = 1; c < columns.length; c++) {
       reserve(off, 1)[off++] = TAB;
       off = writeField(r[columns[c]], off);
     }
     reserve(off, 1)[off++] = NEWLINE;
+    this.off = off;
+    this.ends.push(off);
   }
-  return Buffer.from(scratch.subarray(0, off));
+
+  get count(): number {
+    return this.ends.length;
+  }
+
+  /** The lines in a buffer of their own, and the offset after each. */
+  finish(): { tsv: Buffer; ends: Uint32Array } {
+    const tsv = Buffer.allocUnsafeSlow(this.off);
+    scratch.copy(tsv, 0, 0, this.off);
+    return { tsv, ends: Uint32Array.from(this.ends) };
+  }
 }

@@ -18,31 +18,35 @@ export interface KeyRange {
   to: number;
 }
 
-/** The (vault, chain) block ranges covering `rows`. */
-export function keyRanges(rows: Row[]): KeyRange[] {
-  // Keyed by vault, then chain: no composite key string per row.
-  const byVault = new Map<string, Map<number, KeyRange>>();
-  const out: KeyRange[] = [];
-  for (const r of rows) {
-    const vault = r.vault as string;
-    const chainId = r.chain_id as number;
-    const b = r.block_number as number;
-    let chains = byVault.get(vault);
+/** Collects the (vault, chain) block ranges of events as they come. */
+export class KeyRangeCollector {
+  // Keyed by vault, then chain: no composite key string per event.
+  private readonly byVault = new Map<string, Map<number, KeyRange>>();
+  readonly ranges: KeyRange[] = [];
+
+  add(vault: string, chainId: number, block: number): void {
+    let chains = this.byVault.get(vault);
     if (!chains) {
       chains = new Map();
-      byVault.set(vault, chains);
+      this.byVault.set(vault, chains);
     }
     const cur = chains.get(chainId);
     if (!cur) {
-      const range = { vault, chainId, from: b, to: b };
+      const range = { vault, chainId, from: block, to: block };
       chains.set(chainId, range);
-      out.push(range);
+      this.ranges.push(range);
     } else {
-      if (b < cur.from) cur.from = b;
-      if (b > cur.to) cur.to = b;
+      if (block < cur.from) cur.from = block;
+      if (block > cur.to) cur.to = block;
     }
   }
-  return out;
+}
+
+/** The (vault, chain) block ranges covering `rows`. */
+export function keyRanges(rows: Row[]): KeyRange[] {
+  const c = new KeyRangeCollector();
+  for (const r of rows) c.add(r.vault as string, r.chain_id as number, r.block_number as number);
+  return c.ranges;
 }
 
 /**
@@ -75,17 +79,35 @@ export async function currentStates(
 }
 
 /** Keeps the rows that change state, in order, given the stored states. */
-export function stateChanges(rows: Row[], stored: Map<string, boolean>): Row[] {
-  const live = new Map(stored);
-  const out: Row[] = [];
-  for (const row of rows) {
-    const id = row.event_id as string;
-    const wantLive = row.removed === 0;
-    const now = live.get(id);
+export function stateChanges(rows: Row[], stored: ReadonlyMap<string, boolean>): Row[] {
+  const keep = stateChangeIndexes(
+    rows.map((r) => r.event_id as string),
+    rows.map((r) => (r.removed === 0 ? 1 : 0)),
+    stored,
+  );
+  return keep.map((i) => rows[i]);
+}
+
+/**
+ * The indexes of the events that change state, in order: event `i` is `ids[i]`, and
+ * `live[i]` is 1 for the event, 0 for its retraction.
+ */
+export function stateChangeIndexes(
+  ids: readonly string[],
+  live: ArrayLike<number>,
+  stored: ReadonlyMap<string, boolean>,
+): number[] {
+  // Events this batch changed; the stored map is only read.
+  const changed = new Map<string, boolean>();
+  const out: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const wantLive = live[i] === 1;
+    const now = changed.get(id) ?? stored.get(id);
     // A retraction of something never stored has nothing to undo.
     if (now === undefined ? !wantLive : now === wantLive) continue;
-    live.set(id, wantLive);
-    out.push(row);
+    changed.set(id, wantLive);
+    out.push(i);
   }
   return out;
 }

@@ -14,12 +14,12 @@ import { failpoint } from '../core/failpoints.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import * as metrics from '../core/metrics.ts';
 import type { EventCodec } from '../schemas/codec.ts';
-import { DATA_FAMILIES, FAMILIES, type FamilyName } from '../schemas/families.ts';
-import { fastValid } from '../schemas/fast-valid.ts';
+import { DATA_FAMILIES, type FamilyName } from '../schemas/families.ts';
 import type { DeadLetterRecord } from '../schemas/records.ts';
 import type { Store } from '../store/client.ts';
-import { currentStates, keyRanges, stateChanges } from './dedup.ts';
-import { type Row, STATE_CHECKED, TABLES, toRow, VERSIONED } from './rows.ts';
+import { type BatchEncoder, type Encoded, InlineEncoder, WorkerEncoder } from './batch-encoder.ts';
+import { currentStates } from './dedup.ts';
+import { TABLES, VERSIONED } from './rows.ts';
 
 export interface ProcessorDeps {
   bus: Bus;
@@ -30,19 +30,6 @@ export interface ProcessorDeps {
   /** Milliseconds clock (tests drive it). */
   now?: () => number;
 }
-
-export interface DecodeResult {
-  rows: Row[];
-  dead: DeadLetterRecord[];
-}
-
-/**
- * The bus message a decoded row came from (for dead letters of rows the store rejects). A symbol
- * key stays out of the row's columns (Object.keys) and, unlike a WeakMap entry per row, costs the
- * garbage collector nothing extra.
- */
-const SOURCE = Symbol('source');
-type SourcedRow = Row & { [SOURCE]?: ConsumedMessage };
 
 /** ClickHouse error codes that mean "this data cannot be stored", as opposed to "the store failed". */
 const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 190, 407]);
@@ -70,6 +57,7 @@ export class StreamProcessor extends EventEmitter {
   private readonly now: () => number;
   private readonly nextVer: (count: number) => number;
   private readonly byTopic = new Map<string, FamilyName>();
+  private readonly encoder: BatchEncoder;
   /** Bumped whenever a batch lands; the API keys its cache on it. */
   dataVersion = 0;
 
@@ -79,6 +67,14 @@ export class StreamProcessor extends EventEmitter {
     this.now = deps.now ?? Date.now;
     this.nextVer = versionSource(this.now);
     for (const f of [...DATA_FAMILIES, 'dlq' as const]) this.byTopic.set(this.topic(f), f);
+    const { config } = deps;
+    this.encoder =
+      config.streams.workers > 0
+        ? new WorkerEncoder(
+            { schemaRegistryUrl: config.bus.schemaRegistryUrl, topicPrefix: config.topicPrefix },
+            config.streams.workers,
+          )
+        : new InlineEncoder(deps.codec);
   }
 
   topic(family: FamilyName): string {
@@ -115,35 +111,7 @@ export class StreamProcessor extends EventEmitter {
   async stop(): Promise<void> {
     await this.sub?.stop();
     this.sub = undefined;
-  }
-
-  /** Decodes and validates a batch's records into rows; failures become dead letters. */
-  async decode(family: FamilyName, batch: Batch): Promise<DecodeResult> {
-    const out: DecodeResult = { rows: [], dead: [] };
-    const schema = FAMILIES[family].schema;
-    for (const m of batch.messages) {
-      let reason: string;
-      try {
-        const fast = this.deps.codec.decodeSync(family, m.value);
-        const rec = fast ? fast.value : await this.deps.codec.decode(family, m.value);
-        // The hand-written checks accept only what zod accepts unchanged (schemas/fast-valid.ts):
-        // half the cost, and no copy of the record. Anything else is zod's to accept or word.
-        const parsed = fastValid(family, rec)
-          ? { success: true as const, data: rec as never }
-          : schema.safeParse(rec);
-        if (parsed.success) {
-          const row = toRow(family, parsed.data);
-          (row as SourcedRow)[SOURCE] = m;
-          out.rows.push(row);
-          continue;
-        }
-        reason = `invalid ${family} record: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
-      } catch (err) {
-        reason = errorMessage(err);
-      }
-      out.dead.push(this.deadLetter(batch, m, reason));
-    }
-    return out;
+    await this.encoder.close();
   }
 
   private deadLetter(batch: Batch, m: ConsumedMessage, reason: string): DeadLetterRecord {
@@ -159,34 +127,42 @@ export class StreamProcessor extends EventEmitter {
   }
 
   /**
-   * Inserts rows; when the store rejects the data itself (a value it cannot parse or
-   * convert), bisects the batch to find the offending rows and returns them as dead
-   * letters, so one poison record never blocks its partition. Any other failure (store
-   * down, timeout) is thrown and the whole batch is retried.
+   * Inserts the encoded lines `[from, to)`; when the store rejects the data itself (a value it
+   * cannot parse or convert), bisects them to find the offending rows and returns those as dead
+   * letters, so one poison record never blocks its partition. Any other failure (store down,
+   * timeout) is thrown and the whole batch is retried.
    */
   private async insertIsolating(
     batch: Batch,
     table: string,
-    rows: Row[],
+    enc: Encoded,
+    from: number,
+    to: number,
     token: string,
   ): Promise<DeadLetterRecord[]> {
+    const start = from ? enc.lineEnds[from - 1] : 0;
+    const tsv = Buffer.from(enc.tsv.buffer, enc.tsv.byteOffset + start, enc.lineEnds[to - 1] - start);
     try {
-      await this.deps.store.insert(table, rows, {
+      await this.deps.store.insertTsv(table, enc.columns, tsv, {
         insert_deduplication_token: token,
         deduplicate_blocks_in_dependent_materialized_views: 1,
       });
-      metrics.rowsInserted.inc({ table }, rows.length);
+      metrics.rowsInserted.inc({ table }, to - from);
       return [];
     } catch (err) {
       if (!isDataError(err)) throw err;
-      const m = (rows[0] as SourcedRow)[SOURCE];
-      if (rows.length === 1 && m)
-        return [this.deadLetter(batch, m, `rejected by the store: ${errorMessage(err)}`)];
-      if (rows.length === 1) throw err;
-      const half = rows.length >> 1;
+      if (to - from === 1)
+        return [
+          this.deadLetter(
+            batch,
+            batch.messages[enc.source[from]],
+            `rejected by the store: ${errorMessage(err)}`,
+          ),
+        ];
+      const half = (from + to) >> 1;
       return [
-        ...(await this.insertIsolating(batch, table, rows.slice(0, half), `${token}/a`)),
-        ...(await this.insertIsolating(batch, table, rows.slice(half), `${token}/b`)),
+        ...(await this.insertIsolating(batch, table, enc, from, half, `${token}/a`)),
+        ...(await this.insertIsolating(batch, table, enc, half, to, `${token}/b`)),
       ];
     }
   }
@@ -196,27 +172,42 @@ export class StreamProcessor extends EventEmitter {
     const family = this.byTopic.get(batch.topic);
     if (!family) throw new Error(`no family for topic ${batch.topic}`);
     const timer = metrics.batchSeconds.startTimer({ topic: family });
-    const { rows: decoded, dead } = await this.decode(family, batch);
     const table = TABLES[family];
-    let rows = decoded;
-    if (VERSIONED.has(family)) {
-      const first = this.nextVer(rows.length);
-      for (let i = 0; i < rows.length; i++) rows[i].ver = first + i;
+    const { messages } = batch;
+    const firstVer = VERSIONED.has(family) ? this.nextVer(messages.length) : 0;
+    const prepared = await this.encoder.prepare(
+      family,
+      messages.map((m) => m.value),
+      firstVer,
+    );
+    const dead = prepared.dead.map((d) => this.deadLetter(batch, messages[d.index], d.reason));
+    let stored: Map<string, boolean>;
+    try {
+      stored = prepared.ranges.length
+        ? await currentStates(this.deps.store, table, prepared.ranges)
+        : new Map();
+    } catch (err) {
+      this.encoder.drop(prepared.id);
+      throw err;
     }
-    if (STATE_CHECKED.has(family) && rows.length) {
-      rows = stateChanges(rows, await currentStates(this.deps.store, table, keyRanges(rows)));
-      const skipped = decoded.length - rows.length;
-      metrics.rowsSkipped.inc({ table }, skipped);
-      if (skipped)
-        this.log.info({ table, skipped }, 'dropped event states already stored (replayed or re-published)');
+    const enc = await this.encoder.encode(prepared.id, stored);
+    const rows = enc.lineEnds.length;
+    if (enc.skipped) {
+      metrics.rowsSkipped.inc({ table }, enc.skipped);
+      this.log.info(
+        { table, skipped: enc.skipped },
+        'dropped event states already stored (replayed or re-published)',
+      );
     }
-    if (rows.length) {
-      const first = batch.messages[0].offset;
-      const last = batch.messages[batch.messages.length - 1].offset;
+    if (rows) {
+      const first = messages[0].offset;
+      const last = messages[messages.length - 1].offset;
       dead.push(
         ...(await this.insertIsolating(
           batch,
           table,
+          enc,
+          0,
           rows,
           `${batch.topic}:${batch.partition}:${first}-${last}`,
         )),
@@ -241,6 +232,6 @@ export class StreamProcessor extends EventEmitter {
     metrics.consumerLag.set({ topic: family, partition: String(batch.partition) }, batch.lag);
     timer();
     this.dataVersion++;
-    this.emit('landed', { family, rows: rows.length, dataVersion: this.dataVersion });
+    this.emit('landed', { family, rows, dataVersion: this.dataVersion });
   }
 }

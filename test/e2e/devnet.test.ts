@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  getFreshTokenHolders,
   getJson,
   killServices,
   poll,
@@ -90,7 +91,7 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
   });
 
   it('token holders: balance summed over chains, USD value (/v1/token-holders)', async () => {
-    const { data } = await get('/v1/token-holders');
+    const { data } = await getFreshTokenHolders(svc);
     const expected = T.tokenHolderBalances(truth);
     expect(data.count).toBe(expected.size);
     expect(data.holders).toHaveLength(expected.size);

@@ -90,6 +90,25 @@ export async function getJson(on: Service, path: string): Promise<any> {
 }
 
 /**
+ * GET /token-holders once its snapshot is current: the endpoint serves the newest complete
+ * snapshot while a newer one builds (stale-while-revalidate, flagged `X-Snapshot-Stale`), and
+ * the one built at start can predate the data.
+ */
+export async function getFreshTokenHolders(on: Service): Promise<any> {
+  return poll(
+    'a current token-holders snapshot',
+    async () => {
+      const res = await fetch(`${on.api}/v1/token-holders`);
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`GET /v1/token-holders: ${res.status} ${text.slice(0, 500)}`);
+      return res.headers.get('x-snapshot-stale') ? undefined : JSON.parse(text);
+    },
+    30_000,
+    on,
+  );
+}
+
+/**
  * Drained: ingestion live on every chain, every chain's stored watermark at its node's
  * head, no consumer lag, and the raw row counts unchanged since the previous look.
  */
