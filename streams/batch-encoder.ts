@@ -281,7 +281,7 @@ export class WorkerEncoder implements BatchEncoder {
       const call = this.calls.get(reply.id);
       if (!call) return;
       this.calls.delete(reply.id);
-      if (this.calls.size === 0) this.workers.forEach((x) => x?.unref());
+      if (this.calls.size === 0) for (const x of this.workers) x?.unref();
       if (reply.ok) call.resolve(reply.result as never);
       else call.reject(new Error(reply.error));
     });
