@@ -4,7 +4,7 @@
  * to it are queued here rather than left to contend inside the engine.
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
@@ -155,7 +155,7 @@ export async function createStore(cfg: Config): Promise<Store> {
       } catch (err) {
         throw clickhouseError(err);
       } finally {
-        await rm(file, { force: true });
+        await unlink(file).catch(() => undefined);
       }
     };
     serial = new Serial();

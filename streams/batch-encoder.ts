@@ -27,8 +27,14 @@ export interface PackedValues {
   ends: Uint32Array;
 }
 
+/** The values of a packed batch, as views of its buffer (no copy). */
+export function unpackValues({ data, ends }: PackedValues): Buffer[] {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Array.from(ends, (end, i) => buf.subarray(i ? ends[i - 1] : 0, end));
+}
+
 /** Packs values into one buffer that another thread can take over without a copy. */
-export function packValues(values: readonly Uint8Array[]): PackedValues {
+export function packValues(values: readonly Buffer[]): PackedValues {
   let total = 0;
   for (const v of values) total += v.length;
   const data = Buffer.allocUnsafeSlow(total);
@@ -82,12 +88,11 @@ interface Pending {
 export async function prepareRows(
   codec: EventCodec,
   family: FamilyName,
-  values: PackedValues,
+  values: readonly Buffer[],
   firstVer: number,
 ): Promise<Pending & Prepared> {
-  const buf = Buffer.from(values.data.buffer, values.data.byteOffset, values.data.byteLength);
-  const n = values.ends.length;
-  const value = (i: number) => buf.subarray(i ? values.ends[i - 1] : 0, values.ends[i]);
+  const n = values.length;
+  const value = (i: number) => values[i];
   // The only wait: schemas the registry has not sent yet. Fetched first, so that the lines
   // below are written in one synchronous pass (they share tsv.ts's scratch buffer).
   const unfetched = new Map<number, string>();
@@ -109,10 +114,10 @@ export async function prepareRows(
   let columns: readonly string[] | undefined;
   for (let i = 0; i < n; i++) {
     const ver = versioned ? firstVer + i : 0;
-    const start = i ? values.ends[i - 1] : 0;
     if (family === 'transfers') {
-      const at = codec.newestBodyStart(family, value(i));
-      const t = at < 0 ? undefined : transcodeTransfer(buf, start + at, values.ends[i], ver, lines);
+      const v = values[i];
+      const at = codec.newestBodyStart(family, v);
+      const t = at < 0 ? undefined : transcodeTransfer(v, at, v.length, ver, lines);
       if (t) {
         columns ??= TRANSFER_COLUMNS;
         source.push(i);
@@ -192,7 +197,7 @@ export function encodeRows(pending: Pending, stored: ReadonlyMap<string, boolean
 export interface BatchEncoder {
   prepare(
     family: FamilyName,
-    values: readonly Uint8Array[],
+    values: readonly Buffer[],
     firstVer: number,
   ): Promise<Prepared & { id: number }>;
   encode(id: number, stored: ReadonlyMap<string, boolean>): Promise<Encoded>;
@@ -208,9 +213,9 @@ export class InlineEncoder implements BatchEncoder {
 
   constructor(private readonly codec: EventCodec) {}
 
-  async prepare(family: FamilyName, values: readonly Uint8Array[], firstVer: number) {
+  async prepare(family: FamilyName, values: readonly Buffer[], firstVer: number) {
     const id = this.next++;
-    const { dead, ranges, ...pending } = await prepareRows(this.codec, family, packValues(values), firstVer);
+    const { dead, ranges, ...pending } = await prepareRows(this.codec, family, values, firstVer);
     this.pending.set(id, pending);
     return { id, dead, ranges };
   }
@@ -311,7 +316,7 @@ export class WorkerEncoder implements BatchEncoder {
     });
   }
 
-  async prepare(family: FamilyName, values: readonly Uint8Array[], firstVer: number) {
+  async prepare(family: FamilyName, values: readonly Buffer[], firstVer: number) {
     const id = this.next++;
     const w = id % this.workers.length;
     const { data, ends } = packValues(values);

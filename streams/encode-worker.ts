@@ -5,6 +5,7 @@ import { codecFor } from '../schemas/codec.ts';
 import {
   encodeRows,
   prepareRows,
+  unpackValues,
   type WorkerReply,
   type WorkerRequest,
   type WorkerSetup,
@@ -27,7 +28,7 @@ port.on('message', async (req: WorkerRequest) => {
       const { dead, ranges, ...p } = await prepareRows(
         codec,
         req.family,
-        { data: req.data, ends: req.ends },
+        unpackValues({ data: req.data, ends: req.ends }),
         req.firstVer,
       );
       pending.set(req.id, p);

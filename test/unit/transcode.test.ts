@@ -10,7 +10,7 @@ import { codecFor } from '../../schemas/codec.ts';
 import { FAMILIES } from '../../schemas/families.ts';
 import { fastValid } from '../../schemas/fast-valid.ts';
 import { TsvLines } from '../../store/tsv.ts';
-import { encodeRows, packValues, prepareRows } from '../../streams/batch-encoder.ts';
+import { encodeRows, prepareRows } from '../../streams/batch-encoder.ts';
 import { toRow } from '../../streams/rows.ts';
 import { TRANSFER_COLUMNS, transcodeTransfer } from '../../streams/transcode.ts';
 import { seededRandom } from '../support/rng.ts';
@@ -211,7 +211,7 @@ describe('transfer transcoder', () => {
       transfer({ vault: 'Bad' }),
     ];
     const values = [...recs.map(enc), Buffer.from('not avro')];
-    const p = await prepareRows(codec, 'transfers', packValues(values), 500);
+    const p = await prepareRows(codec, 'transfers', values, 500);
     expect(p.columns).toEqual([...TRANSFER_COLUMNS]);
     expect(p.dead.map((d) => d.index)).toEqual([3, 4]);
     expect(p.dead[0].reason).toMatch(/^invalid transfers record: vault/);
