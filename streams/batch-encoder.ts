@@ -267,7 +267,6 @@ export class WorkerEncoder implements BatchEncoder {
   /** The worker holding each prepared batch. */
   private readonly home = new Map<number, number>();
   private next = 0;
-  private closed = false;
 
   constructor(
     private readonly setup: WorkerSetup,
@@ -307,7 +306,6 @@ export class WorkerEncoder implements BatchEncoder {
   }
 
   private call<T>(w: number, req: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('batch encoder closed'));
     const worker = this.worker(w);
     worker.ref();
     return new Promise<T>((resolve, reject) => {
@@ -346,9 +344,11 @@ export class WorkerEncoder implements BatchEncoder {
     if (w !== undefined) this.workers[w]?.postMessage({ op: 'drop', id } satisfies WorkerRequest);
   }
 
+  /** Stops the threads and fails the calls in flight; a later call starts new threads (a processor restarted). */
   async close(): Promise<void> {
-    this.closed = true;
-    const workers = this.workers.splice(0).filter((w): w is Worker => !!w);
+    const workers = this.workers.filter((w): w is Worker => !!w);
+    this.workers.fill(undefined);
+    this.home.clear();
     for (const [id, call] of this.calls) {
       this.calls.delete(id);
       call.reject(new Error('batch encoder closed'));

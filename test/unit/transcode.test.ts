@@ -262,6 +262,10 @@ describe('batch encoder threads', () => {
       const p = await threads.prepare('transfers', values, 2_000);
       threads.drop(p.id);
       await expect(threads.encode(p.id, new Map())).rejects.toThrow(/no prepared batch/);
+      // Closed, then used again (a processor stopped and started): new threads take over.
+      await threads.close();
+      const again = await threads.prepare('transfers', values, 3_000);
+      expect((await threads.encode(again.id, new Map())).source).toEqual(Uint32Array.of(0, 1, 4));
     } finally {
       await inline.close();
       await threads.close();
