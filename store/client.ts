@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
 import { alive } from '../core/lock.ts';
-import { toTsvBuffer } from './tsv.ts';
+import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface Store {
   readonly kind: 'chdb' | 'server';
@@ -64,16 +64,6 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 function identifier(name: string): string {
   if (!IDENTIFIER.test(name)) throw new Error(`not a plain identifier: ${JSON.stringify(name)}`);
   return name;
-}
-
-/** A setting's value as an SQL literal. */
-function literal(v: string | number | boolean): string {
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`not a finite setting value: ${v}`);
-    return String(v);
-  }
-  return `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 /** `INSERT INTO table (columns) FROM INFILE 'file' SETTINGS ... FORMAT TabSeparated`. */

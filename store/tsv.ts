@@ -13,8 +13,8 @@ function escapeTsv(s: string): string {
   return NEEDS_ESCAPE.test(s) ? s.replace(ESCAPE_ALL, (c) => ESCAPES[c]) : s;
 }
 
-/** A value as a quoted ClickHouse literal (inside arrays and maps). */
-function literal(v: unknown): string {
+/** A value as a ClickHouse literal (inside arrays and maps; also the store's setting values). */
+export function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return v ? '1' : '0';

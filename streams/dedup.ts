@@ -6,7 +6,6 @@
  * so the sums count every event once, whatever was delivered twice.
  */
 import type { Store } from '../store/client.ts';
-import type { Row } from './rows.ts';
 
 const SAFE = /^[0-9A-Za-z:-]+$/;
 
@@ -42,13 +41,6 @@ export class KeyRangeCollector {
   }
 }
 
-/** The (vault, chain) block ranges covering `rows`. */
-export function keyRanges(rows: Row[]): KeyRange[] {
-  const c = new KeyRangeCollector();
-  for (const r of rows) c.add(r.vault as string, r.chain_id as number, r.block_number as number);
-  return c.ranges;
-}
-
 /**
  * Current state of the events stored in the given block ranges: true = live, false =
  * retracted. The ranges follow the table's sorting key (vault, chain_id, block_number),
@@ -76,16 +68,6 @@ export async function currentStates(
   );
   for (const r of rows) states.set(r.event_id, Number(r.removed) === 0);
   return states;
-}
-
-/** Keeps the rows that change state, in order, given the stored states. */
-export function stateChanges(rows: Row[], stored: ReadonlyMap<string, boolean>): Row[] {
-  const keep = stateChangeIndexes(
-    rows.map((r) => r.event_id as string),
-    rows.map((r) => (r.removed === 0 ? 1 : 0)),
-    stored,
-  );
-  return keep.map((i) => rows[i]);
 }
 
 /**

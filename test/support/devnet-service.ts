@@ -83,10 +83,15 @@ export async function startService(dataDir: string, devnet: Record<string, strin
 
 /** GET `path` from `on`'s API; the parsed JSON body of a 200, else an error with the status. */
 export async function getJson(on: Service, path: string): Promise<any> {
+  return (await getOk(on, path)).body;
+}
+
+/** GET `path`, required to answer 200: its headers and JSON body. */
+async function getOk(on: Service, path: string): Promise<{ headers: Headers; body: any }> {
   const res = await fetch(`${on.api}${path}`);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
+  return { headers: res.headers, body: JSON.parse(text) };
 }
 
 /**
@@ -98,10 +103,8 @@ export async function getFreshTokenHolders(on: Service): Promise<any> {
   return poll(
     'a current token-holders snapshot',
     async () => {
-      const res = await fetch(`${on.api}/v1/token-holders`);
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`GET /v1/token-holders: ${res.status} ${text.slice(0, 500)}`);
-      return res.headers.get('x-snapshot-stale') ? undefined : JSON.parse(text);
+      const { headers, body } = await getOk(on, '/v1/token-holders');
+      return headers.get('x-snapshot-stale') ? undefined : body;
     },
     30_000,
     on,

@@ -17,6 +17,11 @@ export const hex = (n: number | bigint, bytes: number) =>
     .toString(16)
     .padStart(bytes * 2, '0')}`;
 
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** A deterministic base58 string of `len` chars (a Solana key, hash or signature); `k` varies it. */
+export const base58 = (len: number, k = 0) =>
+  Array.from({ length: len }, (_, i) => BASE58[(i * 7 + k) % 58]).join('');
+
 export interface BlockFields {
   chainId: number;
   blockNumber: number;

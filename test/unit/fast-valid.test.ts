@@ -3,13 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 import { fastValid } from '../../schemas/fast-valid.ts';
+import { base58 } from '../support/events.ts';
 import { seededRandom } from '../support/rng.ts';
 
 type Rec = Record<PropertyKey, unknown>;
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-/** A deterministic base58 string of `len` chars. */
-const b58 = (len: number, k = 0) => Array.from({ length: len }, (_, i) => B58[(i * 7 + k) % 58]).join('');
 const hex = (digits: number, c = 'a') => `0x${c.repeat(digits)}`;
 const TWO_255 = 1n << 255n;
 const TWO_256 = 1n << 256n;
@@ -26,9 +24,9 @@ const evmChain = {
 const solanaChain = {
   chainId: 900,
   blockNumber: 312_000_000,
-  blockHash: b58(44, 1),
+  blockHash: base58(44, 1),
   blockTimestamp: 4_294_967_295,
-  txHash: b58(88, 2),
+  txHash: base58(88, 2),
   logIndex: 0,
   removed: true,
 };
@@ -46,8 +44,8 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
     {
       chainId: 2147483647,
       blockNumber: Number.MAX_SAFE_INTEGER,
-      blockHash: b58(43),
-      parentHash: b58(32),
+      blockHash: base58(43),
+      parentHash: base58(32),
       blockTimestamp: 1_760_000_000,
       removed: true,
     },
@@ -64,12 +62,12 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
     {
       ...solanaChain,
       vault: 'x0-',
-      token: b58(44, 3),
-      from: b58(42, 4),
-      to: b58(32, 5),
+      token: base58(44, 3),
+      from: base58(42, 4),
+      to: base58(32, 5),
       amount: String(TWO_255 - 1n),
     },
-    { ...evmChain, vault: '0', token: hex(40), from: hex(40), to: b58(88), amount: '0' },
+    { ...evmChain, vault: '0', token: hex(40), from: hex(40), to: base58(88), amount: '0' },
   ],
   activity: [
     {
@@ -87,11 +85,11 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
       ...solanaChain,
       vault: 'sol-vault',
       kind: 'BRIDGE_OUT',
-      user: b58(44, 6),
+      user: base58(44, 6),
       shares: '9'.repeat(77),
-      sharesToken: b58(43, 7),
+      sharesToken: base58(43, 7),
       assets: '0',
-      assetsToken: b58(44, 8),
+      assetsToken: base58(44, 8),
       assetsDecimals: 0,
     },
   ],
@@ -108,7 +106,7 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
     {
       ...solanaChain,
       vault: 'sol-vault',
-      accountant: b58(44, 9),
+      accountant: base58(44, 9),
       rate: String(TWO_256 - 1n),
       rateDecimals: 9,
       source: 'READ',
@@ -199,18 +197,18 @@ const POOL: unknown[] = [
   ` ${hex(40)}`,
   `${hex(40)}\n`,
   // base58
-  b58(31),
-  b58(32),
-  b58(42),
-  b58(44),
-  b58(88),
-  b58(89),
-  `${b58(43)}0`,
-  `${b58(43)}O`,
-  `${b58(43)}I`,
-  `${b58(43)}l`,
-  `${b58(43)}\n`,
-  `${b58(42)}\u{1F600}`,
+  base58(31),
+  base58(32),
+  base58(42),
+  base58(44),
+  base58(88),
+  base58(89),
+  `${base58(43)}0`,
+  `${base58(43)}O`,
+  `${base58(43)}I`,
+  `${base58(43)}l`,
+  `${base58(43)}\n`,
+  `${base58(42)}\u{1F600}`,
   // slugs
   'a',
   'nest-alpha',

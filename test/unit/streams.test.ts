@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../../ingest/replay.ts';
-import { keyRanges, stateChanges } from '../../streams/dedup.ts';
+import { KeyRangeCollector, stateChangeIndexes } from '../../streams/dedup.ts';
 import { eventId, scaleDecimal, toRow, usdE18 } from '../../streams/rows.ts';
 
 describe('state-change deduplication', () => {
   const row = (id: string, removed: 0 | 1) => ({ event_id: id, removed });
+  /** The rows `stateChangeIndexes` keeps. */
+  const stateChanges = (rows: ReturnType<typeof row>[], stored: Map<string, boolean>) =>
+    stateChangeIndexes(
+      rows.map((r) => r.event_id),
+      rows.map((r) => 1 - r.removed),
+      stored,
+    ).map((i) => rows[i]);
 
   it('keeps new events and drops ones already stored live', () => {
     const out = stateChanges([row('a', 0), row('b', 0), row('a', 0)], new Map([['b', true]]));
@@ -30,7 +37,9 @@ describe('lookup ranges', () => {
   it('covers each (vault, chain) from its lowest to its highest block, in order of first appearance', () => {
     const r = (vault: string, chain_id: number, block_number: number) => ({ vault, chain_id, block_number });
     const rows = [r('a', 1, 50), r('b', 1, 7), r('a', 2, 9), r('a', 1, 40), r('a', 1, 70), r('b', 1, 7)];
-    expect(keyRanges(rows)).toEqual([
+    const ranges = new KeyRangeCollector();
+    for (const x of rows) ranges.add(x.vault, x.chain_id, x.block_number);
+    expect(ranges.ranges).toEqual([
       { vault: 'a', chainId: 1, from: 40, to: 70 },
       { vault: 'b', chainId: 1, from: 7, to: 7 },
       { vault: 'a', chainId: 2, from: 9, to: 9 },

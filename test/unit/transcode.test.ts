@@ -13,11 +13,11 @@ import { TsvLines } from '../../store/tsv.ts';
 import { encodeRows, prepareRows } from '../../streams/batch-encoder.ts';
 import { toRow } from '../../streams/rows.ts';
 import { TRANSFER_COLUMNS, transcodeTransfer } from '../../streams/transcode.ts';
+import { base58, EVM_ZERO, SOLANA_ZERO } from '../support/events.ts';
 import { seededRandom } from '../support/rng.ts';
 
 const codec = codecFor({ topicPrefix: 't.' });
 const HEAD = 10;
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 type Rec = Record<string, unknown>;
 
@@ -32,7 +32,7 @@ function transfer(over: Rec = {}): Rec {
     removed: false,
     vault: 'usdc-vault-1',
     token: `0x${'1f'.repeat(20)}`,
-    from: '0x0000000000000000000000000000000000000000',
+    from: EVM_ZERO,
     to: `0x${'9e'.repeat(20)}`,
     amount: '1000000000000000000',
     ...over,
@@ -90,8 +90,6 @@ function agree(bytes: Buffer, ver = 1_763_900_000_000_123): boolean {
 }
 
 const enc = (rec: Rec) => codec.encodeSync('transfers', rec);
-const b58 = (len: number, k: number) =>
-  Array.from({ length: len }, (_, i) => B58[(i * 13 + k) % 58]).join('');
 
 describe('transfer transcoder', () => {
   it('writes the columns of toRow, then ver', () => {
@@ -102,11 +100,11 @@ describe('transfer transcoder', () => {
     const solana = {
       chainId: 101,
       blockNumber: 312_000_000,
-      blockHash: b58(44, 1),
-      txHash: b58(88, 2),
-      token: b58(44, 3),
-      from: '11111111111111111111111111111111',
-      to: b58(43, 4),
+      blockHash: base58(44, 1),
+      txHash: base58(88, 2),
+      token: base58(44, 3),
+      from: SOLANA_ZERO,
+      to: base58(43, 4),
     };
     const cases: Rec[] = [
       transfer(),
@@ -142,10 +140,10 @@ describe('transfer transcoder', () => {
       transfer({ blockHash: `0x${'gb'.repeat(32)}` }),
       transfer({ txHash: `0X${'ab'.repeat(32)}` }),
       transfer({ token: `0x${'1f'.repeat(19)}` }),
-      transfer({ from: b58(31, 0) }),
-      transfer({ to: b58(89, 0) }),
-      transfer({ to: `${b58(40, 0)}0` }),
-      transfer({ to: `${b58(40, 0)}é` }),
+      transfer({ from: base58(31, 0) }),
+      transfer({ to: base58(89, 0) }),
+      transfer({ to: `${base58(40, 0)}0` }),
+      transfer({ to: `${base58(40, 0)}é` }),
       transfer({ vault: '' }),
       transfer({ vault: '-vault' }),
       transfer({ vault: 'Vault' }),
@@ -169,7 +167,7 @@ describe('transfer transcoder', () => {
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
     const seeds = [
       transfer(),
-      transfer({ chainId: 101, blockHash: b58(44, 5), txHash: b58(87, 6) }),
+      transfer({ chainId: 101, blockHash: base58(44, 5), txHash: base58(87, 6) }),
       transfer({ removed: true }),
     ].map(enc);
     let taken = 0;
@@ -240,7 +238,7 @@ describe('batch encoder threads', () => {
     const { InlineEncoder, WorkerEncoder } = await import('../../streams/batch-encoder.ts');
     const values = [
       enc(transfer()),
-      enc(transfer({ logIndex: 9, chainId: 101, blockHash: b58(44, 7), txHash: b58(88, 8) })),
+      enc(transfer({ logIndex: 9, chainId: 101, blockHash: base58(44, 7), txHash: base58(88, 8) })),
       enc(transfer({ amount: '01' })),
       Buffer.from('garbage'),
       enc(transfer({ removed: true })),
