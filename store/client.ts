@@ -29,6 +29,12 @@ export interface Store {
     tsv: Buffer,
     settings?: Record<string, string | number | boolean>,
   ): Promise<void>;
+  /**
+   * Runs one statement and returns the engine's bytes as they are (the read-only SQL
+   * interfaces: any output format, no JSON round trip), in the statement's own FORMAT or else
+   * `format` (TabSeparated when neither is given). `signal` cancels it.
+   */
+  queryRaw(sql: string, opts?: { format?: string; signal?: AbortSignal }): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -106,6 +112,8 @@ export async function createStore(cfg: Config): Promise<Store> {
   let serial: Serial | undefined;
   /** chDB's raw insert, taking a database-qualified table. */
   let rawInsert: Store['insertTsv'] | undefined;
+  /** chDB's own query call: bytes in the statement's FORMAT, cancellable. */
+  let rawQuery: Store['queryRaw'] | undefined;
   if (cfg.store.url) {
     kind = 'server';
     client = createClient({
@@ -148,6 +156,14 @@ export async function createStore(cfg: Config): Promise<Store> {
         await unlink(file).catch(() => undefined);
       }
     };
+    rawQuery = async (sql, { format = 'TabSeparated', signal } = {}) => {
+      try {
+        const res = await connection.chdb.queryAsync(sql, { format, signal });
+        return Buffer.from(res.bytes());
+      } catch (err) {
+        throw clickhouseError(err);
+      }
+    };
     serial = new Serial();
   }
   const run = <T>(fn: () => Promise<T>) => (serial ? serial.run(fn) : fn());
@@ -184,6 +200,19 @@ export async function createStore(cfg: Config): Promise<Store> {
       await insertTsv(table, columns, toTsvBuffer(rows, columns), settings as never);
     },
     insertTsv,
+    queryRaw: (sql, opts = {}) =>
+      run(async () => {
+        opts.signal?.throwIfAborted();
+        if (rawQuery) return rawQuery(sql, opts);
+        const res = await client.exec({
+          query: sql,
+          abort_signal: opts.signal,
+          clickhouse_settings: { default_format: opts.format ?? 'TabSeparated' } as never,
+        });
+        const chunks: Buffer[] = [];
+        for await (const chunk of res.stream) chunks.push(Buffer.from(chunk as Buffer));
+        return Buffer.concat(chunks);
+      }),
     close: () => run(() => client.close()),
   };
 }

@@ -1,0 +1,293 @@
+/**
+ * Read-only SQL for people and BI tools (`vaultstream sql`, the ClickHouse-compatible HTTP
+ * interface): a query runs only after the engine itself has parsed it and the server has
+ * checked its syntax tree, and it runs with caps the client cannot lift.
+ *
+ * ClickHouse's `readonly` setting is not enough on its own. Measured on chDB 26.x:
+ * `readonly=2` lets `file()` read any file, `INSERT INTO FUNCTION file()/url()` write files
+ * and send requests, and a query's own `SETTINGS` lift it; even `readonly=1` lets the scalar
+ * `file('/etc/passwd')` read a file and `INTO OUTFILE` write one, and chDB runs several
+ * `;`-separated statements in one call. So, in order:
+ *
+ * 1. `formatQuerySingleLine` parses the text with ClickHouse's own parser: exactly one
+ *    statement (a second one is a syntax error), comments gone. That canonical text is what
+ *    is checked and what runs, so the check and the execution see the same statement.
+ * 2. `EXPLAIN AST` of the canonical text gives the tree. Allowed: SELECT (with UNION,
+ *    INTERSECT, EXCEPT, subqueries, CTEs), SHOW, DESCRIBE, EXISTS, SHOW CREATE and EXPLAIN of
+ *    those. Refused: any other statement anywhere in the tree, any `SETTINGS` clause, table
+ *    functions outside a short list that reads nothing outside the database (`numbers`,
+ *    `values`, `merge`, ...), and functions that reach files, URLs or other servers wherever
+ *    they appear. `INTO OUTFILE` is found on the canonical text's tokens.
+ * 3. The statement runs with `readonly=1` (no setting can be changed, no table function that
+ *    the engine deems unsafe) and the time, result and memory caps, appended by the server.
+ */
+import { VaultstreamError } from '../core/errors.ts';
+import { literal } from './tsv.ts';
+
+/** Caps on one read-only query. */
+export interface QueryLimits {
+  /** Seconds before the engine cancels the query (`max_execution_time`). */
+  maxExecutionTimeSeconds: number;
+  /** Rows in the result (`max_result_rows`); more is an error, never a silent cut. */
+  maxResultRows: number;
+  /** Bytes in the uncompressed result (`max_result_bytes`). */
+  maxResultBytes: number;
+  /** Memory the query may use (`max_memory_usage`). */
+  maxMemoryUsageBytes: number;
+}
+
+export const DEFAULT_QUERY_LIMITS: QueryLimits = {
+  maxExecutionTimeSeconds: 30,
+  maxResultRows: 1_000_000,
+  maxResultBytes: 256 * 1024 * 1024,
+  maxMemoryUsageBytes: 2 * 1024 * 1024 * 1024,
+};
+
+/** A statement that passed the checks, ready to run. */
+export interface CheckedQuery {
+  /** The canonical single-line statement (with its own FORMAT clause, if it had one). */
+  canonical: string;
+  /** The FORMAT the statement names itself, if any. */
+  format?: string;
+  /** The statement's kind (root node of its syntax tree), e.g. `SelectWithUnionQuery`. */
+  kind: string;
+}
+
+/** Runs a query on the store and returns one string column's values, row by row. */
+export type Lines = (sql: string) => Promise<string[]>;
+
+/** Statements that only read. */
+const READ_ROOTS =
+  /^(SelectWithUnionQuery|SelectIntersectExceptQuery|SelectQuery|ShowTables|ShowColumns|ShowFunctions|ShowIndexes|DescribeQuery|Exists\w*Query|ShowCreate\w*Query|Explain)$/;
+/** Query nodes that may appear inside a read statement (subqueries, EXPLAIN's operand). */
+const READ_QUERY_NODES =
+  /^(SelectWithUnionQuery|SelectIntersectExceptQuery|SelectQuery|Subquery|TablesInSelectQuery)$/;
+
+/** Table functions that read nothing outside the engine's own databases. */
+const TABLE_FUNCTIONS = new Set(
+  [
+    'numbers',
+    'numbers_mt',
+    'zeros',
+    'zeros_mt',
+    'generateSeries',
+    'generate_series',
+    'generateRandom',
+    'values',
+    'view',
+    'merge',
+    'null',
+  ].map((n) => n.toLowerCase()),
+);
+
+/**
+ * Functions that reach files, URLs, other servers or programs, refused wherever they appear
+ * (`file` is also a scalar function that reads a file as a string).
+ */
+const OUTSIDE_FUNCTIONS =
+  /^(file|filecluster|url|urlcluster|s3|s3cluster|gcs|oss|cosn|hdfs|hdfscluster|remote|remotesecure|cluster|clusterallreplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|executable|executablepool|input|azureblobstorage\w*|iceberg\w*|deltalake\w*|hudi\w*|paimon\w*|ytsaurus|arrowflight|dictionary|catboostevaluate|modelevaluate)$/;
+
+function refused(message: string, details: Record<string, unknown> = {}): VaultstreamError {
+  return new VaultstreamError('READ_ONLY', message, { details: { clickhouseCode: 164, ...details } });
+}
+
+interface AstLine {
+  depth: number;
+  node: string;
+  arg: string;
+}
+
+function parseAst(lines: string[]): AstLine[] {
+  return lines
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const depth = l.length - l.trimStart().length;
+      const [node, ...rest] = l.trim().split(/\s+/);
+      return { depth, node, arg: rest.join(' ') };
+    });
+}
+
+/** The first word after `Function`, without the ` (alias x)`/`(children n)` suffixes. */
+function functionName(arg: string): string {
+  return arg.split(/[\s(]/)[0];
+}
+
+/** The canonical text's words outside string literals and quoted identifiers, upper-cased. */
+export function sqlWords(sql: string): string[] {
+  const words: string[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"' || c === '`') {
+      i++;
+      while (i < sql.length && sql[i] !== c) i += sql[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i + 1;
+      while (j < sql.length && /[A-Za-z0-9_]/.test(sql[j])) j++;
+      words.push(sql.slice(i, j).toUpperCase());
+      i = j;
+    } else i++;
+  }
+  return words;
+}
+
+/** Checks a syntax tree (`EXPLAIN AST` lines); throws READ_ONLY naming the first thing refused. */
+export function checkAst(lines: string[], canonical: string): CheckedQuery {
+  const ast = parseAst(lines);
+  if (ast.length === 0) throw refused('empty query');
+  const root = ast[0];
+  if (!READ_ROOTS.test(root.node))
+    throw refused(
+      `only SELECT, SHOW, DESCRIBE, EXISTS and EXPLAIN are allowed here (read-only); this is a ${statementName(root.node, canonical)} statement`,
+      { statement: root.node },
+    );
+  /** Node names by depth, to know a node's parent. */
+  const path: string[] = [];
+  for (const n of ast) {
+    path.length = n.depth;
+    const parent = path[n.depth - 1];
+    path[n.depth] = n.node;
+    if (n.node === 'Set')
+      throw refused(
+        'a SETTINGS clause is not allowed: the server sets the limits (time, rows, memory) of read-only queries',
+      );
+    if (n !== root && n.node.endsWith('Query') && !READ_QUERY_NODES.test(n.node))
+      throw refused(`only read statements are allowed here; the query contains a ${n.node}`, {
+        statement: n.node,
+      });
+    if (n.node === 'Function') {
+      const name = functionName(n.arg);
+      const lower = name.toLowerCase();
+      if (OUTSIDE_FUNCTIONS.test(lower))
+        throw refused(
+          `${name}() reaches outside the database (files, URLs, other servers): not allowed here`,
+          {
+            function: name,
+          },
+        );
+      if (parent === 'TableExpression' && !TABLE_FUNCTIONS.has(lower))
+        throw refused(
+          `table function ${name}() is not allowed here; allowed: ${[...TABLE_FUNCTIONS].join(', ')}`,
+          { function: name },
+        );
+    }
+  }
+  const words = sqlWords(canonical);
+  for (let i = 0; i + 1 < words.length; i++)
+    if (words[i] === 'INTO' && words[i + 1] === 'OUTFILE')
+      throw refused('INTO OUTFILE writes a file on the server: not allowed here');
+  // A query-with-output's FORMAT is the root's last child, an Identifier, and the text's last words.
+  const last = ast.filter((n) => n.depth === 1).at(-1);
+  const format =
+    last?.node === 'Identifier' && words.at(-2) === 'FORMAT' && words.at(-1) === last.arg.toUpperCase()
+      ? last.arg
+      : undefined;
+  return { canonical, format, kind: root.node };
+}
+
+function statementName(node: string, canonical: string): string {
+  if (node === 'Set') return 'SET';
+  const first = sqlWords(canonical)[0];
+  return first ?? node;
+}
+
+/**
+ * Parses `query` with the engine, checks it, and returns the canonical statement. Throws
+ * READ_ONLY for anything refused and BAD_INPUT for SQL the engine cannot parse (one statement
+ * only: a second statement is a syntax error).
+ */
+export async function checkReadOnly(lines: Lines, query: string): Promise<CheckedQuery> {
+  let canonical: string;
+  try {
+    [canonical] = await lines(`SELECT formatQuerySingleLine(${literal(query)})`);
+  } catch (err) {
+    throw sqlError(err);
+  }
+  if (!canonical) throw new VaultstreamError('BAD_INPUT', 'empty query');
+  let ast: string[];
+  try {
+    ast = await lines(`EXPLAIN AST ${canonical}`);
+  } catch (err) {
+    throw sqlError(err);
+  }
+  return checkAst(ast, canonical);
+}
+
+/** The SETTINGS clause that caps a read-only query. */
+export function limitSettings(limits: QueryLimits): string {
+  return [
+    'readonly = 1',
+    `max_execution_time = ${limits.maxExecutionTimeSeconds}`,
+    "timeout_overflow_mode = 'throw'",
+    `max_result_rows = ${limits.maxResultRows}`,
+    `max_result_bytes = ${limits.maxResultBytes}`,
+    "result_overflow_mode = 'throw'",
+    `max_memory_usage = ${limits.maxMemoryUsageBytes}`,
+  ].join(', ');
+}
+
+/**
+ * The statement to run: the canonical text, a FORMAT when it names none (`defaultFormat`),
+ * then the caps. ClickHouse reads a SETTINGS clause after FORMAT, so the query's own FORMAT
+ * stays where it is.
+ */
+export function limitedSql(q: CheckedQuery, limits: QueryLimits, defaultFormat?: string): string {
+  const format = q.format === undefined && defaultFormat ? ` FORMAT ${defaultFormat}` : '';
+  return `${q.canonical}${format} SETTINGS ${limitSettings(limits)}`;
+}
+
+/** ClickHouse error codes a person's SQL can cause, by the error code the CLI and HTTP report. */
+const USER_SQL_CODES: Record<number, string> = {
+  62: 'SYNTAX_ERROR',
+  46: 'UNKNOWN_FUNCTION',
+  47: 'UNKNOWN_IDENTIFIER',
+  60: 'UNKNOWN_TABLE',
+  81: 'UNKNOWN_DATABASE',
+  16: 'NO_SUCH_COLUMN_IN_TABLE',
+  43: 'ILLEGAL_TYPE_OF_ARGUMENT',
+  42: 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
+  53: 'TYPE_MISMATCH',
+  73: 'UNKNOWN_FORMAT',
+  159: 'TIMEOUT_EXCEEDED',
+  164: 'READONLY',
+  241: 'MEMORY_LIMIT_EXCEEDED',
+  396: 'TOO_MANY_ROWS_OR_BYTES',
+};
+
+/** The ClickHouse error code of an engine error (chDB's `clickhouseCode`, the client's `code`). */
+export function clickhouseCodeOf(err: unknown): number | undefined {
+  for (
+    let e = err as { code?: unknown; clickhouseCode?: unknown; cause?: unknown } | undefined, d = 0;
+    e && d < 6;
+    d++
+  ) {
+    const c = e.clickhouseCode ?? e.code;
+    if (typeof c === 'number') return c;
+    if (typeof c === 'string' && /^\d+$/.test(c)) return Number(c);
+    const m = /Code: (\d+)\./.exec((e as Error).message ?? '');
+    if (m) return Number(m[1]);
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/**
+ * An engine error caused by the query (syntax, unknown table, a cap reached) as a user
+ * mistake with ClickHouse's code and message; anything else is left as it is.
+ */
+export function sqlError(err: unknown): unknown {
+  const code = clickhouseCodeOf(err);
+  if (code === undefined || !(code in USER_SQL_CODES)) return err;
+  const raw = err instanceof Error ? err.message : String(err);
+  // chDB prefixes "Query failed: Code: N. DB::Exception: "; keep ClickHouse's own sentence.
+  const message = raw
+    .replace(/^Query failed: /, '')
+    .replace(/^Code: \d+\. DB::Exception: /, '')
+    .split('\n')[0];
+  const kind = code === 159 ? 'TIMEOUT' : code === 164 ? 'READ_ONLY' : 'BAD_INPUT';
+  return new VaultstreamError(kind, `${USER_SQL_CODES[code]}: ${message}`, {
+    cause: err,
+    details: { clickhouseCode: code, clickhouseName: USER_SQL_CODES[code] },
+  });
+}
