@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { VaultstreamError } from './errors.ts';
+import { errorMessage, VaultstreamError } from './errors.ts';
 import { devnetSchema } from './settings/devnet.ts';
 import { chainExtrasShape, ingestSchema } from './settings/evm.ts';
 import { mintFlowSchema, solanaSchema } from './settings/solana.ts';
@@ -259,9 +259,49 @@ function setPath(obj: Record<string, any>, path: string[], value: unknown): void
   o[path[path.length - 1]] = value;
 }
 
+type AnySchema = { def: Record<string, any> };
+
+/** The schema under wrappers (optional, default, prefault, pipe, ...). */
+function unwrap(schema: AnySchema): AnySchema {
+  let t = schema;
+  for (let i = 0; i < 16; i++) {
+    const d = t.def;
+    if (d.innerType) t = d.innerType;
+    else if (d.type === 'pipe') t = d.in;
+    else break;
+  }
+  return t;
+}
+
+/**
+ * The schema of `key` under `schema`: the child schema, `'any'` where any key is
+ * allowed (records, unions, free-form values), or undefined for an unknown key.
+ */
+function childSchema(schema: AnySchema, key: string): AnySchema | 'any' | undefined {
+  const t = unwrap(schema);
+  const d = t.def;
+  if (d.type === 'object') return Object.hasOwn(d.shape, key) ? d.shape[key] : undefined;
+  if (d.type === 'array') return /^\d+$/.test(key) ? d.element : undefined;
+  if (d.type === 'record') return d.valueType ?? 'any';
+  return 'any';
+}
+
+/** Every key of `value` that `schema` does not know, as dotted paths (the config file is strict). */
+export function unknownKeys(schema: AnySchema, value: unknown, path: string[] = []): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const out: string[] = [];
+  for (const [key, v] of Object.entries(value)) {
+    const child = childSchema(schema, key);
+    if (child === undefined) out.push([...path, key].join('.'));
+    else if (child !== 'any') out.push(...unknownKeys(child, v, [...path, key]));
+  }
+  return out;
+}
+
 /**
  * Applies environment overrides: the named variables above, and any
- * `VAULTSTREAM__a__b=value` (JSON when it parses, else a string) for `a.b`.
+ * `VAULTSTREAM__a__b=value` (JSON when it parses, else a string) for `a.b`. A
+ * `VAULTSTREAM__` variable naming no setting is an error.
  */
 export function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): Record<string, any> {
   const out = structuredClone(raw);
@@ -270,9 +310,20 @@ export function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): Reco
     if (v !== undefined && v !== '') setPath(out, path, parse(v));
   }
   if (env.KAFKA_BROKERS) setPath(out, ['bus', 'kind'], 'kafka');
+  const unknown: string[] = [];
   for (const [name, v] of Object.entries(env)) {
     if (!name.startsWith('VAULTSTREAM__') || v === undefined) continue;
     const path = name.slice('VAULTSTREAM__'.length).split('__').filter(Boolean);
+    let schema: AnySchema | 'any' | undefined = configSchema;
+    for (let i = 0; i < path.length && schema !== 'any'; i++) {
+      schema = childSchema(schema, path[i]);
+      if (schema === undefined) {
+        unknown.push(`  ${name}: unknown setting ${path.slice(0, i + 1).join('.')}`);
+        break;
+      }
+    }
+    if (path.length === 0) unknown.push(`  ${name}: names no setting`);
+    if (schema === undefined || path.length === 0) continue;
     let value: unknown = v;
     try {
       value = JSON.parse(v);
@@ -281,16 +332,29 @@ export function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): Reco
     }
     setPath(out, path, value);
   }
+  if (unknown.length)
+    throw new VaultstreamError('CONFIG_INVALID', `invalid environment:\n${unknown.join('\n')}`, {
+      hint: "VAULTSTREAM__<key>__<subkey> must name a setting of the config file (see the README's Settings)",
+    });
   return out;
 }
 
-/** Validates a raw config object; the error names every bad key. */
+/** Validates a raw config object; the error names every bad key, unknown keys included. */
 export function parseConfig(raw: unknown): Config {
   const res = configSchema.safeParse(raw);
-  if (res.success) return res.data;
-  const lines = res.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  const extra = unknownKeys(configSchema, raw);
+  if (res.success && extra.length === 0) return res.data;
+  const lines = [
+    ...extra.map((k) => `  ${k}: unknown key`),
+    ...(res.success ? [] : res.error.issues)
+      .filter((i) => i.code !== 'unrecognized_keys')
+      .map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`),
+  ];
   throw new VaultstreamError('CONFIG_INVALID', `invalid configuration:\n${lines.join('\n')}`, {
-    details: { issues: res.error.issues },
+    details: { issues: res.success ? [] : res.error.issues, unknownKeys: extra },
+    hint: extra.length
+      ? 'remove or correct the unknown keys (every setting is listed in the README)'
+      : undefined,
   });
 }
 
@@ -303,7 +367,12 @@ export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env):
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new VaultstreamError('CONFIG_INVALID', `cannot read config file ${path}`, { cause });
+    const from = file ? '--config' : env.VAULTSTREAM_CONFIG ? 'VAULTSTREAM_CONFIG' : 'the default';
+    const why = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(cause);
+    throw new VaultstreamError('CONFIG_NOT_FOUND', `cannot read config file ${path} (${from}): ${why}`, {
+      cause,
+      hint: 'choose the file with --config <file> or VAULTSTREAM_CONFIG=<file>; the default is config/default.yaml, relative to the working directory',
+    });
   }
   let raw: unknown;
   try {

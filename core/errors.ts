@@ -4,6 +4,9 @@
  */
 export const ERROR_CODES = [
   'CONFIG_INVALID',
+  'CONFIG_NOT_FOUND',
+  'PORT_IN_USE',
+  'SQL_SYNTAX',
   'DECODE_FAILED',
   'VALIDATION_FAILED',
   'SCHEMA_UNKNOWN',
@@ -25,12 +28,15 @@ export interface VaultstreamErrorOptions {
   details?: Record<string, unknown>;
   cause?: unknown;
   retryable?: boolean;
+  hint?: string;
 }
 
 export class VaultstreamError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly details?: Record<string, unknown>;
+  /** What the operator can do about it (printed after the message by the CLI). */
+  readonly hint?: string;
 
   constructor(code: ErrorCode, message: string, opts: VaultstreamErrorOptions = {}) {
     super(message, { cause: opts.cause });
@@ -38,6 +44,7 @@ export class VaultstreamError extends Error {
     this.code = code;
     this.retryable = opts.retryable ?? RETRYABLE.has(code);
     this.details = opts.details;
+    this.hint = opts.hint;
   }
 }
 
@@ -53,4 +60,57 @@ export function isRetryable(err: unknown): boolean {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The first error in `err`'s cause chain that matches `pred`. */
+function findCause(err: unknown, pred: (e: any) => boolean): any {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 8; depth++) {
+    if (pred(e)) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A ClickHouse syntax error (code 62) as one readable line: where it failed and a few of the expected tokens. */
+function syntaxMessage(text: string): string | undefined {
+  const m = /Syntax error[^:]*:\s*(.*?)(?:\s*In scope .*)?(?:\s*\(SYNTAX_ERROR\).*)?$/s.exec(text);
+  if (!m && !/\bCode: 62\b|\bSYNTAX_ERROR\b/.test(text)) return undefined;
+  let detail = (m?.[1] ?? text).replace(/\s+/g, ' ').trim();
+  const expected = /^(.*?)\s*Expected (one of: )?(.*?)[.:]?$/.exec(detail);
+  if (expected) {
+    const items = expected[3].split(/, /);
+    const shown = items.length > 8 ? `${items.slice(0, 8).join(', ')}, …` : items.join(', ');
+    detail = `${expected[1]} Expected ${expected[2] ?? ''}${shown}`;
+  }
+  return `syntax error in the SQL: ${detail}`;
+}
+
+/**
+ * Turns the mistakes an operator makes into their own error with a hint: a port already
+ * taken, a SQL syntax error. Any other `VaultstreamError` is returned as it is; anything
+ * else becomes `INTERNAL`.
+ */
+export function describeError(err: unknown): VaultstreamError {
+  const inUse = findCause(err, (e) => e?.code === 'EADDRINUSE');
+  if (inUse) {
+    const where = inUse.port !== undefined ? `${inUse.address ?? ''}:${inUse.port}` : errorMessage(inUse);
+    return new VaultstreamError(
+      'PORT_IN_USE',
+      `cannot listen on ${where}: the port is in use by another process`,
+      {
+        cause: err,
+        details: { address: inUse.address, port: inUse.port },
+        hint: 'stop the other process, or choose another port: api.port in the config file, or API_PORT=<port>',
+      },
+    );
+  }
+  const syntax = findCause(err, (e) => syntaxMessage(errorMessage(e)) !== undefined);
+  if (syntax && !(err instanceof VaultstreamError && err.code === 'READ_ONLY'))
+    return new VaultstreamError('SQL_SYNTAX', syntaxMessage(errorMessage(syntax)) as string, {
+      cause: err,
+      hint: 'check the SQL at that position; the tables, views and columns are listed in docs/views.md',
+    });
+  if (err instanceof VaultstreamError) return err;
+  return new VaultstreamError('INTERNAL', errorMessage(err), { cause: err });
 }

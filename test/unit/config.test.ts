@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyEnv, parseConfig } from '../../core/config.ts';
+import { applyEnv, loadConfig, parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
 
 const vault = {
@@ -54,6 +55,64 @@ describe('config', () => {
     expect(cfg.bus.brokers).toEqual(['a:9092', 'b:9092']);
     expect(cfg.api.port).toBe(8080);
     expect(cfg.streams.maxWaitMs).toBe(10);
+  });
+
+  it('rejects unknown keys at every depth, naming each', () => {
+    let err: unknown;
+    try {
+      parseConfig({
+        api: { prot: 3001, cache: { ttl: 5 } },
+        chains: [{ chainId: 1, name: 'one', rpcUrl: 'http://x' }],
+        vaults: [{ ...vault, chain: { mainet: { startBlock: 1, accountantType: 'x' } } }],
+        devnet: { enable: true },
+        solana: { rpcUrl: 'http://x' },
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(VaultstreamError);
+    expect((err as VaultstreamError).code).toBe('CONFIG_INVALID');
+    expect((err as Error).message).toBe(
+      [
+        'invalid configuration:',
+        '  api.prot: unknown key',
+        '  api.cache.ttl: unknown key',
+        '  chains.0.rpcUrl: unknown key',
+        '  vaults.0.chain.mainet: unknown key',
+        '  devnet.enable: unknown key',
+        '  solana.rpcUrl: unknown key',
+      ].join('\n'),
+    );
+    // Free-form maps stay free: role names by id.
+    expect(parseConfig({ vaults: [{ ...vault, roles: { '7': 'KEEPER' } }] }).vaults[0].roles).toEqual({
+      '7': 'KEEPER',
+    });
+  });
+
+  it('rejects VAULTSTREAM__ variables that name no setting, and accepts those that do', () => {
+    expect(() => applyEnv({}, { VAULTSTREAM__api__prot: '3001' })).toThrow(
+      'invalid environment:\n  VAULTSTREAM__api__prot: unknown setting api.prot',
+    );
+    expect(() => applyEnv({}, { VAULTSTREAM__apii__port: '1' })).toThrow(
+      'VAULTSTREAM__apii__port: unknown setting apii',
+    );
+    const raw = applyEnv(
+      {},
+      {
+        VAULTSTREAM__api__cache__ttlSeconds: '7',
+        VAULTSTREAM__devnet__enabled: 'false',
+        VAULTSTREAM__devnet__chainIds: '[1, 56]',
+      },
+    );
+    expect(raw).toEqual({
+      api: { cache: { ttlSeconds: 7 } },
+      devnet: { enabled: false, chainIds: [1, 56] },
+    });
+  });
+
+  it('config/default.yaml is valid under the strict schema', () => {
+    const cfg = loadConfig(join(import.meta.dirname, '..', '..', 'config', 'default.yaml'), {});
+    expect(cfg.devnet.enabled).toBe(true);
   });
 
   it('requires brokers for the kafka bus', () => {
