@@ -1,15 +1,21 @@
 /**
  * Follows one EVM chain: block ranges from the checkpoint to the head, each as
  * logs + headers -> decoded events -> records, published, then checkpointed
- * (`<dataDir>/ingest/evm-<chainId>.json`, replaced atomically). Blocks above
- * `head - confirmations` stay in the checkpoint's `tip` with the records published
- * for them (with the newest final block as the anchor to unwind to); a range whose first parent hash is not the tip's last hash, or a tip
- * block no longer canonical, is a reorg: the orphaned blocks' records and headers are
- * published again with `removed: true` (newest first) and ingestion resumes after
- * the fork. A crash between publishing and checkpointing re-publishes the same
+ * (`<dataDir>/ingest/evm-<chainId>.json`, replaced atomically). The newest
+ * `reorgWindow` ingested blocks stay in the checkpoint's `tip` with their hashes and
+ * the records published for them. A range whose first parent hash is not the tip's
+ * last hash, or a tip block no longer canonical, is a reorg: the tip's hashes are
+ * compared with the chain's canonical ones to find the true common ancestor (the
+ * newest tip block still canonical), every record and header published above it is
+ * published again with `removed: true` (newest first), and ingestion resumes at the
+ * ancestor + 1, reading the canonical branch. A reorg below the whole window cannot
+ * be retracted exactly: the follower stops (`ChainStopped`) rather than leave wrong
+ * balances. The chain's genesis hash is kept too: a checkpoint never resumes on
+ * another chain. A crash between publishing and checkpointing re-publishes the same
  * records on restart (identical events, which the consumers drop); nothing is skipped.
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
+import { VaultstreamError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { erc20Views } from './abis.ts';
@@ -22,7 +28,7 @@ import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 import { takeSnapshot } from './snapshots.ts';
 
-/** An ingested block not yet final, with what was published for it. */
+/** An ingested block of the reorg window, with what was published for it. */
 export interface TipBlock extends BlockHeader {
   events: Emitted[];
 }
@@ -31,8 +37,10 @@ export interface ChainCheckpoint {
   chainId: number;
   /** The next block to ingest. */
   next: number;
-  /** Ingested blocks above `head - confirmations`, oldest first; the newest ingested block is always kept. */
+  /** The newest `reorgWindow` ingested blocks, oldest first, consecutive. */
   tip: TipBlock[];
+  /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
+  genesis?: Hex;
   owed: Record<string, OwedMark>;
   /** Wall-clock time of the last periodic snapshot, ms. */
   lastSnapshotAt: number;
@@ -48,8 +56,20 @@ export interface FollowerOptions {
   snapshotIntervalSeconds: number;
   /** Told about a failed snapshot (the caller publishes a source error); the round goes on. */
   onSnapshotError: (err: unknown) => void;
-  /** Told about a reorg deeper than the tip kept (its older records cannot be retracted). */
-  onDeepReorg: (orphanedFrom: number) => void;
+}
+
+/**
+ * The chain cannot be followed on without leaving wrong data (a reorg deeper than the
+ * kept window, another chain behind the RPC URL): the ingester stops it and says why.
+ */
+export class ChainStopped extends VaultstreamError {
+  constructor(
+    message: string,
+    readonly reason: 'REORG_TOO_DEEP' | 'GENESIS_MISMATCH',
+  ) {
+    super('INTERNAL', message, { details: { reason } });
+    this.name = 'ChainStopped';
+  }
 }
 
 /** What a round did. */
@@ -70,6 +90,7 @@ export class ChainFollower {
   readonly unpublished = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
   private readonly baseOf = new Map<string, string>();
+  private genesisChecked = false;
 
   constructor(private readonly o: FollowerOptions) {
     const chain = o.contracts.chain;
@@ -87,9 +108,28 @@ export class ChainFollower {
     return this.state.next;
   }
 
+  /** Block 0's hash must be the checkpoint's: the same RPC URL may now serve another chain (a new devnet). */
+  private async checkGenesis(): Promise<void> {
+    const [g] = await this.o.reader.headers(0, 0);
+    const chain = this.o.contracts.chain;
+    if (this.state.genesis === undefined) {
+      this.state.genesis = g.hash;
+      this.o.checkpoint.save(this.state);
+    } else if (this.state.genesis !== g.hash)
+      throw new ChainStopped(
+        `chain ${chain.name} (${chain.chainId}) is not the chain its checkpoint was written for: ` +
+          `expected genesis hash ${this.state.genesis}, the RPC URL serves genesis ${g.hash}. ` +
+          `Point rpcUrls back at that chain, or start this chain over: delete ${this.o.checkpoint.path} ` +
+          'and the data stored from it (the data directory, for the embedded store)',
+        'GENESIS_MISMATCH',
+      );
+    this.genesisChecked = true;
+  }
+
   /** One step: a reorg check, or the next range up to the head. */
   async round(): Promise<RoundResult> {
     const { reader } = this.o;
+    if (!this.genesisChecked) await this.checkGenesis();
     this.head = await reader.head();
     const last = this.state.tip.at(-1);
     if (this.state.next > this.head) {
@@ -180,44 +220,63 @@ export class ChainFollower {
   }
 
   private extendTip(headers: BlockHeader[], events: Emitted[]): void {
-    const final = this.head - this.o.contracts.chain.confirmations;
+    const window = this.o.contracts.chain.reorgWindow;
+    const first = (headers.at(-1) as BlockHeader).number - window + 1;
     const byBlock = new Map<number, Emitted[]>();
     for (const e of events) {
       const n = e.record.blockNumber as number;
-      if (n > final) byBlock.set(n, [...(byBlock.get(n) ?? []), e]);
+      if (n >= first) byBlock.set(n, [...(byBlock.get(n) ?? []), e]);
     }
-    const added = headers.map((h) => ({ ...h, events: byBlock.get(h.number) ?? [] }));
-    const tip = [...this.state.tip, ...added];
-    // Final blocks keep only their hash, and only the newest of them: the anchor a reorg unwinds to.
-    const anchor = [...tip].reverse().find((b) => b.number <= final);
-    this.state.tip = tip
-      .filter((b) => b.number > final || b === anchor)
-      .map((b) => (b.number > final ? b : { ...b, events: [] }));
+    const added = headers
+      .filter((h) => h.number >= first)
+      .map((h) => ({ ...h, events: byBlock.get(h.number) ?? [] }));
+    this.state.tip = [...this.state.tip, ...added].filter((b) => b.number >= first);
   }
 
-  /** Retracts the tip blocks that are no longer canonical; returns how many. */
+  /**
+   * Retracts the tip blocks that are no longer canonical, down to the true common
+   * ancestor (the newest tip block whose hash is still the chain's); returns how many.
+   * Throws `ChainStopped` when not even the oldest tip block is canonical any more.
+   */
   private async unwind(): Promise<number> {
-    const orphaned: TipBlock[] = [];
-    while (this.state.tip.length) {
-      const b = this.state.tip.at(-1) as TipBlock;
-      if (b.number <= this.head && (await this.o.reader.headers(b.number, b.number))[0].hash === b.hash)
-        break;
-      orphaned.push(this.state.tip.pop() as TipBlock);
-    }
-    const chainId = this.o.contracts.chain.chainId;
-    const oldest = orphaned.at(-1) as TipBlock;
-    if (!this.state.tip.length) this.o.onDeepReorg(oldest.number);
-    this.state.next = this.state.tip.length ? (this.state.tip.at(-1) as TipBlock).number + 1 : oldest.number;
+    const tip = this.state.tip;
+    const chain = this.o.contracts.chain;
+    const oldest = tip[0];
+    const top = Math.min((tip.at(-1) as TipBlock).number, this.head);
+    const canonical = new Map<number, Hex>();
+    if (top >= oldest.number)
+      for (const h of await this.o.reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
+    let keep = tip.length;
+    while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
+    // With the whole history in the window (it starts at the start block), there is no older record to miss.
+    if (keep === 0 && oldest.number > chain.startBlock)
+      throw new ChainStopped(
+        `chain ${chain.name} (${chain.chainId}) reorganized deeper than the ${tip.length} blocks kept ` +
+          `(${oldest.number}..${(tip.at(-1) as TipBlock).number}): the records of older orphaned blocks cannot be ` +
+          "retracted, so ingestion stopped. Raise the chain's reorgWindow and re-ingest it from a clean checkpoint",
+        'REORG_TOO_DEEP',
+      );
+    const orphaned = tip.slice(keep).reverse();
+    // The chain moved between two reads but every kept block is still canonical: read on.
+    if (!orphaned.length) return 0;
+    this.state.tip = tip.slice(0, keep);
+    this.state.next = keep ? tip[keep - 1].number + 1 : oldest.number;
     const retractions = orphaned.flatMap((b) => [
       ...[...b.events].reverse().map(retraction),
-      blockEmitted(chainId, b, true),
+      blockEmitted(chain.chainId, b, true),
     ]);
     await this.o.publish(retractions);
     for (const [acc, mark] of Object.entries(this.state.owed))
       if (mark.block >= this.state.next) delete this.state.owed[acc];
     this.o.checkpoint.save(this.state);
     this.o.log.warn(
-      { chainId, orphaned: orphaned.length, resumeAt: this.state.next, retractions: retractions.length },
+      {
+        chainId: chain.chainId,
+        orphaned: orphaned.length,
+        ancestor: this.state.next - 1,
+        resumeAt: this.state.next,
+        retractions: retractions.length,
+      },
       'reorg: orphaned blocks retracted',
     );
     return orphaned.length;
@@ -247,8 +306,7 @@ export class ChainFollower {
       await this.o.publish(records);
       // READ rates carry the block's identity: keep them with the block so a reorg retracts them too.
       const tipBlock = this.state.tip.find((b) => b.hash === at.hash);
-      if (tipBlock && at.number > this.head - this.o.contracts.chain.confirmations)
-        tipBlock.events.push(...records.filter((r) => r.family === 'rates'));
+      if (tipBlock) tipBlock.events.push(...records.filter((r) => r.family === 'rates'));
     } catch (e) {
       this.o.onSnapshotError(e);
     }

@@ -2,7 +2,9 @@
  * EVM ingestion: one follower per configured chain with RPC URLs, each in its own
  * loop, so one chain failing never stops the others. Every failed RPC attempt and
  * every failed round is published as `source_errors` (one per vault of the chain);
- * a failed round is retried after the chain's poll interval. Progress (blocks
+ * a failed round is retried after the chain's poll interval. A chain that cannot go on
+ * without wrong data (a reorg deeper than its window, another genesis) stops with
+ * `phase: 'stopped'` and the reason. Progress (blocks
  * done/total, blocks/s, ETA) is logged while backfilling and served by `progress()`.
  */
 
@@ -16,7 +18,7 @@ import { pause } from '../pause.ts';
 import { ChainReader } from './chain.ts';
 import { chainContracts } from './contracts.ts';
 import { topicsOf } from './decode.ts';
-import { type ChainCheckpoint, ChainFollower } from './follower.ts';
+import { type ChainCheckpoint, ChainFollower, ChainStopped } from './follower.ts';
 import { MAPPED_EVENTS } from './map.ts';
 import { type ChainProgress, ProgressMeter } from './progress.ts';
 import { emittedPublisher, type PublishEmitted, sourceErrors } from './publish.ts';
@@ -106,11 +108,6 @@ function followChain(
       chainLog.warn({ err: errorMessage(e) }, 'snapshot failed');
       void report('snapshot', 'SNAPSHOT_FAILED', e);
     },
-    onDeepReorg: (from) => {
-      const msg = `reorg deeper than the kept tip: records of blocks before ${from} may stay published`;
-      chainLog.error({ from }, msg);
-      void report('reorg', 'REORG_TOO_DEEP', new Error(msg));
-    },
   });
   const meter = new ProgressMeter(chain, follower, rpc, clock, chainLog, config.ingest.progressLogIntervalMs);
   const loop = (async () => {
@@ -121,6 +118,13 @@ function followChain(
         meter.record(r);
         busy = r.blocks > 0 || r.retracted > 0;
       } catch (e) {
+        if (e instanceof ChainStopped) {
+          // Going on would leave wrong data: this chain stops, loudly; the others go on.
+          meter.stopped(e.message);
+          chainLog.error({ reason: e.reason, err: e.message }, 'evm chain stopped');
+          await report(e.reason === 'REORG_TOO_DEEP' ? 'reorg' : 'genesis', e.reason, e);
+          break;
+        }
         meter.failed(e);
         chainLog.warn({ err: errorMessage(e) }, 'evm round failed; retrying after the poll interval');
         // Each failed RPC attempt was reported as it happened; anything else is reported here.

@@ -13,7 +13,7 @@ import type { EvmRpc } from './rpc.ts';
 export interface ChainProgress {
   chainId: number;
   name: string;
-  phase: 'starting' | 'backfill' | 'live' | 'failing';
+  phase: 'starting' | 'backfill' | 'live' | 'failing' | 'stopped';
   head: number;
   /** Next block to ingest. */
   next: number;
@@ -27,7 +27,10 @@ export interface ChainProgress {
   rpcWaitMs: number;
   /** Decoded events with no event family to publish into, by `role.event`. */
   unpublished: Record<string, number>;
+  /** The last failed round's error; cleared once a round succeeds. */
   lastError: string;
+  /** Why the chain stopped (`phase: 'stopped'`), else absent. */
+  stoppedReason?: string;
 }
 
 export class ProgressMeter {
@@ -42,6 +45,7 @@ export class ProgressMeter {
   private lastLogAt = 0;
   private lastError = '';
   private failing = false;
+  private stoppedReason: string | undefined;
 
   constructor(
     private readonly chain: ChainConfig,
@@ -61,6 +65,7 @@ export class ProgressMeter {
     const dt = Math.max(1, now - this.lastRoundAt) / 1000;
     this.lastRoundAt = now;
     this.failing = false;
+    this.lastError = '';
     this.blocksDone += r.blocks;
     this.events += r.events;
     if (r.retracted) {
@@ -89,6 +94,12 @@ export class ProgressMeter {
     this.lastError = errorMessage(err).slice(0, 500);
   }
 
+  /** The chain stopped for good (until a restart): `reason` says why and what to do. */
+  stopped(reason: string): void {
+    this.stoppedReason = reason;
+    this.lastError = reason.slice(0, 500);
+  }
+
   snapshot(): ChainProgress {
     const head = this.follower.head;
     const next = this.follower.next;
@@ -96,7 +107,15 @@ export class ProgressMeter {
     return {
       chainId: this.chain.chainId,
       name: this.chain.name,
-      phase: this.failing ? 'failing' : head < 0 ? 'starting' : remaining > 0 ? 'backfill' : 'live',
+      phase: this.stoppedReason
+        ? 'stopped'
+        : this.failing
+          ? 'failing'
+          : head < 0
+            ? 'starting'
+            : remaining > 0
+              ? 'backfill'
+              : 'live',
       head,
       next,
       blocksDone: this.blocksDone,
@@ -109,6 +128,7 @@ export class ProgressMeter {
       rpcWaitMs: Math.round(this.rpc.waitedMs),
       unpublished: Object.fromEntries(this.follower.unpublished),
       lastError: this.lastError,
+      ...(this.stoppedReason ? { stoppedReason: this.stoppedReason } : {}),
     };
   }
 }

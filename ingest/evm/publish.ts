@@ -51,7 +51,7 @@ export function sourceErrors(
   vaults: string[],
   chainId: number,
   operation: string,
-  code: RpcFault['fault'] | 'REORG_TOO_DEEP' | 'SNAPSHOT_FAILED' | 'ROUND_FAILED',
+  code: RpcFault['fault'] | 'REORG_TOO_DEEP' | 'GENESIS_MISMATCH' | 'SNAPSHOT_FAILED' | 'ROUND_FAILED',
   message: string,
   nowMs: number,
 ): Emitted[] {

@@ -43,12 +43,20 @@ export function faultOf(err: unknown): FaultKind {
 const RANGE_WORDS =
   /block range|range (is )?too (large|wide|big)|too many (results|logs|blocks)|more than \d+ (results|logs)|response size|limit exceeded|exceeds? (the )?(max|limit)|query timeout exceeded/i;
 
-/** Classifies a JSON-RPC error object. */
-export function rpcErrorFault(error: { code?: number; message?: string }): RpcFault {
+/**
+ * Classifies a JSON-RPC error object answered to `method`. Only an `eth_getLogs`
+ * refusal is a range error (for the caller to halve); -32005 ("limit exceeded") on
+ * any other method is a rate limit, retried with backoff.
+ */
+export function rpcErrorFault(error: { code?: number; message?: string }, method = ''): RpcFault {
   const message = `rpc error ${error.code ?? '?'}: ${error.message ?? ''}`;
-  if (RANGE_WORDS.test(error.message ?? '') || error.code === -32005)
+  if (method === 'eth_getLogs' && (RANGE_WORDS.test(error.message ?? '') || error.code === -32005))
     return new RpcFault('RANGE_TOO_LARGE', message, { rpcCode: error.code });
-  if (error.code === 429 || /rate limit|too many requests/i.test(error.message ?? ''))
+  if (
+    error.code === 429 ||
+    error.code === -32005 ||
+    /rate limit|too many requests/i.test(error.message ?? '')
+  )
     return new RpcFault('RATE_LIMITED', message, { rpcCode: error.code });
   return new RpcFault('RPC_ERROR', message, { rpcCode: error.code });
 }
@@ -166,7 +174,7 @@ export function createEvmRpc(opts: RpcOptions): EvmRpc {
     call<T>(method: string, params: unknown[]) {
       return send(method, { jsonrpc: '2.0', id: nextId++, method, params }, (answer) => {
         const a = single(answer);
-        if (a.error) throw rpcErrorFault(a.error);
+        if (a.error) throw rpcErrorFault(a.error, method);
         return a.result as T;
       });
     },
@@ -182,11 +190,11 @@ export function createEvmRpc(opts: RpcOptions): EvmRpc {
       }));
       return send(`batch:${calls[0].method}`, body, (answer) => {
         if (!Array.isArray(answer))
-          throw rpcErrorFault(single(answer).error ?? { message: 'not a batch answer' });
+          throw rpcErrorFault(single(answer).error ?? { message: 'not a batch answer' }, calls[0].method);
         const out = new Array<T>(calls.length);
         for (const item of answer) {
           const a = single(item);
-          if (a.error) throw rpcErrorFault(a.error);
+          if (a.error) throw rpcErrorFault(a.error, calls[0].method);
           const k = (a.id ?? -1) - first;
           if (k < 0 || k >= calls.length)
             throw new RpcFault('RPC_ERROR', `unexpected id ${a.id} in a batch answer`);
