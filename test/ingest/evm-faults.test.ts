@@ -175,6 +175,54 @@ describe('EVM ingest under RPC faults', () => {
     expect(errors.filter((e) => e.code === 'RANGE_TOO_LARGE')).toHaveLength(refused.length);
   }, 60_000);
 
+  it('labels -32005 as a rate limit on eth_blockNumber and as a range refusal only on eth_getLogs', async () => {
+    let limited = 2;
+    const LIMIT = 4;
+    const infura = await proxy(chain.node.rpcUrl, (body) => {
+      const b = body as { method: string; params: { fromBlock: string; toBlock: string }[] };
+      if (b.method === 'eth_blockNumber' && limited-- > 0)
+        return { rpcError: { code: -32005, message: 'daily request count exceeded, request rate limited' } };
+      if (
+        b.method === 'eth_getLogs' &&
+        Number(b.params[0].toBlock) - Number(b.params[0].fromBlock) + 1 > LIMIT
+      )
+        return { rpcError: { code: -32005, message: 'query returned more than 10000 results' } };
+      return undefined;
+    });
+    servers.push(infura.server);
+    const { transfers, errors } = await ingestThrough('minus32005', [infura.url], { maxBlockRange: 16 });
+    expect(transfers).toEqual(expected);
+    const byOperation = (op: string) => [
+      ...new Set(errors.filter((e) => e.operation === op).map((e) => e.code)),
+    ];
+    expect(byOperation('eth_blockNumber')).toEqual(['RATE_LIMITED']);
+    expect(errors.filter((e) => e.operation === 'eth_blockNumber')).toHaveLength(2);
+    expect(byOperation('eth_getLogs')).toEqual(['RANGE_TOO_LARGE']);
+  }, 60_000);
+
+  it("clears the chain's lastError once a round succeeds again", async () => {
+    let down = true;
+    const outage = await proxy(chain.node.rpcUrl, () => (down ? { status: 503 } : undefined));
+    servers.push(outage.server);
+    const config = testConfig({
+      rpcUrls: [outage.url],
+      dataDir: join(root, 'recover'),
+      vault: { vaultAddress: chain.emitter },
+      ingest: { backoffMs: 5, maxBackoffMs: 20, maxAttempts: 2 },
+    });
+    const bus = await openBus(join(root, 'recover', 'bus'));
+    const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+    await until(() => ingest.progress()[0].phase === 'failing', 10_000, 'the outage to show');
+    expect(ingest.progress()[0].lastError).toMatch(/HTTP 503/);
+    down = false;
+    await untilCaughtUp(ingest, chainHead, 30_000, 'recovery');
+    await ingest.stop();
+    const p = ingest.progress()[0];
+    expect(p.phase).toBe('live');
+    expect(p.lastError).toBe('');
+    await bus.close();
+  }, 60_000);
+
   it('keeps ingesting one chain while another cannot be reached', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const config = testConfig({
