@@ -2,6 +2,13 @@
  * Starts anvil nodes (the npm platform binary, DESIGN section 9) on 127.0.0.1.
  * anvil cannot listen on port 0, so a free port is found by binding a server to
  * port 0 first; the tiny window before anvil binds it is retried on failure.
+ *
+ * No node outlives this process, however it ends: anvil runs under a tiny `sh`
+ * wrapper that kills it when the wrapper's stdin (a pipe only this process writes)
+ * reaches end of file, which the kernel delivers when this process dies, SIGKILL
+ * included. The wrapper is the leader of its own process group (`detached`), out of
+ * the terminal's foreground group: a Ctrl-C reaches only this process, which then
+ * stops its nodes itself, in order (`stop()` closes the pipe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -45,6 +52,8 @@ export interface AnvilNode {
   rpcUrl: string;
   chainId: number;
   port: number;
+  /** The node's process group (the wrapper's pid): anvil and its watcher run in it. */
+  pgid: number;
   /** Kills the node and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -52,14 +61,30 @@ export interface AnvilNode {
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** Kills every node still running when this process exits, so no anvil outlives its parent. */
+/** Kills every node group still running when this process exits normally (the pipe covers the rest). */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
+    for (const child of running) killGroup(child, 'SIGKILL');
   });
 }
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * `sh -c WRAPPER anvil args...`: anvil in the background with its stdin from /dev/null,
+ * a watcher that kills it once the wrapper's stdin (kept as fd 3) reaches EOF, and the
+ * wrapper waiting for anvil and exiting with its status.
+ */
+const WRAPPER =
+  'exec 3<&0; "$0" "$@" </dev/null & a=$!; { cat <&3 >/dev/null; kill $a 2>/dev/null; } & exec 3<&-; wait $a';
 
 /** A port the OS says is free right now. */
 export function freePort(): Promise<number> {
@@ -82,7 +107,13 @@ function spawnAnvil(opts: AnvilOptions, port: number): Promise<ChildProcess> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
-  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', WRAPPER, ANVIL_BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  // The watcher's pipe: closed on stop(), or by the kernel when this process dies.
+  child.stdin?.on('error', () => {});
+  child.once('exit', () => child.stdin?.destroy());
   let output = '';
   const collect = (d: Buffer) => {
     output = (output + d.toString()).slice(-4000);
@@ -130,9 +161,13 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
         rpcUrl: `http://127.0.0.1:${port}`,
         chainId: opts.chainId,
         port,
+        pgid: child.pid as number,
         async stop() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          // EOF on the watcher's pipe: it sends anvil SIGTERM, and the wrapper exits with it.
+          if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
+          const late = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
           await exited;
+          clearTimeout(late);
         },
       };
     } catch (err) {
