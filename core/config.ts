@@ -185,12 +185,16 @@ export const configSchema = z
             staleWhileRevalidateSeconds: z.number().int().min(0).max(86_400).default(30),
             /** Bodies smaller than this are sent uncompressed. */
             compressMinBytes: z.number().int().min(0).default(1024),
+            /** Cache misses (store loads) one client may have running at once; more are a 429. */
+            maxUncachedPerClient: z.number().int().min(1).max(10_000).default(4),
           })
           .prefault({}),
         rateLimit: z
           .object({
-            /** Off by default (the embedded mode); turn on for a public deployment. */
-            enabled: z.boolean().default(false),
+            /** On by default; loopback clients (127.0.0.0/8, ::1) are exempt unless `limitLoopback`. */
+            enabled: z.boolean().default(true),
+            /** Also limit loopback clients (off: local tools and the devnet are never limited). */
+            limitLoopback: z.boolean().default(false),
             /** Sustained requests per second per client (token refill rate). */
             rps: z.number().positive().max(1_000_000).default(20),
             /** Bucket size: requests a client may send at once. */
@@ -201,6 +205,20 @@ export const configSchema = z
             maxClients: z.number().int().min(1).default(100_000),
           })
           .prefault({}),
+        readiness: z
+          .object({
+            /** `/readyz` is 503 when a chain's stored watermark is further behind its head than this. */
+            maxLagSeconds: z.number().int().min(1).max(86_400).default(60),
+          })
+          .prefault({}),
+        buildTx: z
+          .object({
+            /** Longest time POST /auto-claim/build-tx waits on a chain's RPC before answering 503. */
+            timeoutMs: z.number().int().min(100).max(120_000).default(5000),
+          })
+          .prefault({}),
+        /** Most recent data-source errors listed per vault by apy-history (`errorsTotal` counts them all). */
+        maxSourceErrorsPerVault: z.number().int().min(0).max(10_000).default(100),
       })
       .prefault({}),
     chains: z.array(chainSchema).default([]),

@@ -22,7 +22,7 @@ import {
 import type { ChainConfig } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { ApiError } from '../http/errors.ts';
-import { buildTxBody, parseBody } from '../http/params.ts';
+import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';
 
 /** The registry's ABI as far as this endpoint needs it (reference section 6, OperatorRegistry). */
@@ -33,7 +33,7 @@ const registryAbi = parseAbi([
 ]);
 
 /** The chain's registry, operator and RPC client; 503 when any of them is not configured. */
-function chainTarget(chains: ChainConfig[], chainId: number) {
+function chainTarget(chains: ChainConfig[], chainId: number, budgetMs: number) {
   const chain = chains.find((c) => c.chainId === chainId);
   if (!chain?.rpcUrls.length)
     throw new ApiError('UPSTREAM_UNAVAILABLE', `no RPC endpoint is configured for chain ${chainId}`);
@@ -44,7 +44,11 @@ function chainTarget(chains: ChainConfig[], chainId: number) {
     );
   const client = createPublicClient({
     transport: fallback(
-      chain.rpcUrls.map((url) => http(url, { timeout: chain.requestTimeoutMs, retryCount: 0 })),
+      chain.rpcUrls.map((url) =>
+        http(url, { timeout: Math.min(chain.requestTimeoutMs, budgetMs), retryCount: 0 }),
+      ),
+      // One pass over the URLs: the request's budget, not retries, bounds the wait.
+      { retryCount: 0 },
     ),
   }) as PublicClient;
   return { client, registry: getAddress(chain.operatorRegistry), operator: getAddress(chain.redeemOperator) };
@@ -78,47 +82,76 @@ function rpcFailure(err: unknown, chainId: number, what: string): ApiError {
 export const buildtxHandlers: HandlerMap = {
   'POST /auto-claim/build-tx': async (ctx, deps) => {
     const body = parseBody(buildTxBody, ctx);
-    const user = getAddress(body.user);
-    const { client, registry, operator } = chainTarget(deps.config.chains, body.chainId);
-    const current = await client
-      .readContract({
-        address: registry,
-        abi: registryAbi,
-        functionName: 'isOperator',
-        args: [user, operator],
-      })
-      .catch((err: unknown) => {
-        throw rpcFailure(err, body.chainId, 'isOperator');
-      });
-    const transactions = [];
-    if (current !== body.enabled) {
-      if (!body.skipSimulation)
-        await simulate(client, { registry, operator, user, enabled: body.enabled, chainId: body.chainId });
-      transactions.push({
-        label: 'setOperator',
-        description: `${body.enabled ? 'Approve' : 'Revoke'} ${operator} as redeem operator of ${user} on the operator registry`,
-        to: registry,
-        data: encodeFunctionData({
-          abi: registryAbi,
-          functionName: 'setOperator',
-          args: [operator, body.enabled],
-        }),
-        value: '0',
-      });
+    const budgetMs = deps.config.api.buildTx.timeoutMs;
+    const target = chainTarget(deps.config.chains, body.chainId, budgetMs);
+    // Every RPC call of this request shares one budget: past it the answer is 503, not a hung request.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ApiError(
+              'UPSTREAM_UNAVAILABLE',
+              `the RPC of chain ${body.chainId} did not answer within ${budgetMs} ms; retry later`,
+              { headers: { 'Retry-After': '5' } },
+            ),
+          ),
+        budgetMs,
+      );
+    });
+    deadline.catch(() => {}); // settled by the race below, or never observed when the work wins
+    try {
+      ctx.body = await Promise.race([buildTx(target, body), deadline]);
+    } finally {
+      clearTimeout(timer);
     }
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      data: {
-        chainId: body.chainId,
-        user,
-        operatorRegistryAddress: registry,
-        operatorAddress: operator,
-        enabled: body.enabled,
-        transactions,
-      },
-    };
   },
 };
+
+/** Reads the registry's state and, when it differs from the wanted one, builds (and simulates) the call. */
+async function buildTx(
+  { client, registry, operator }: ReturnType<typeof chainTarget>,
+  body: BuildTxBody,
+): Promise<unknown> {
+  const user = getAddress(body.user);
+  const current = await client
+    .readContract({
+      address: registry,
+      abi: registryAbi,
+      functionName: 'isOperator',
+      args: [user, operator],
+    })
+    .catch((err: unknown) => {
+      throw rpcFailure(err, body.chainId, 'isOperator');
+    });
+  const transactions = [];
+  if (current !== body.enabled) {
+    if (!body.skipSimulation)
+      await simulate(client, { registry, operator, user, enabled: body.enabled, chainId: body.chainId });
+    transactions.push({
+      label: 'setOperator',
+      description: `${body.enabled ? 'Approve' : 'Revoke'} ${operator} as redeem operator of ${user} on the operator registry`,
+      to: registry,
+      data: encodeFunctionData({
+        abi: registryAbi,
+        functionName: 'setOperator',
+        args: [operator, body.enabled],
+      }),
+      value: '0',
+    });
+  }
+  return {
+    data: {
+      chainId: body.chainId,
+      user,
+      operatorRegistryAddress: registry,
+      operatorAddress: operator,
+      enabled: body.enabled,
+      transactions,
+    },
+  };
+}
 
 /** `eth_call` of setOperator from the user; throws the mapped error on revert or RPC failure. */
 async function simulate(

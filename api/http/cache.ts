@@ -10,6 +10,8 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import compress from 'koa-compress';
+import { ApiError } from './errors.ts';
+import { QUERY_KEY } from './params.ts';
 
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
@@ -124,6 +126,7 @@ export class ResponseCache {
     route: string,
     key: string,
     load: () => Promise<LoadResult>,
+    admit?: () => () => void,
   ): Promise<{ entry: CacheEntry; result: LookupResult }> {
     const full = `${this.opts.version()}\u0000${key}`;
     const now = this.opts.clock();
@@ -140,10 +143,14 @@ export class ResponseCache {
       this.opts.onLookup?.(route, 'coalesced');
       return { entry: await running, result: 'coalesced' };
     }
+    const release = admit?.();
     this.opts.onLookup?.(route, 'miss');
     const loading = load()
       .then((r) => this.store(full, toEntry(r, now + this.opts.ttlMs)))
-      .finally(() => this.inflight.delete(full));
+      .finally(() => {
+        this.inflight.delete(full);
+        release?.();
+      });
     this.inflight.set(full, loading);
     return { entry: await loading, result: 'miss' };
   }
@@ -210,8 +217,10 @@ export interface RespondOptions {
   staleWhileRevalidateSeconds?: number;
   /** Bodies below this size are sent uncompressed. */
   compressMinBytes?: number;
-  /** Cache key; default method, path and normalized query string. */
+  /** Cache key; default method, path and the validated query (else the normalized query string). */
   key?: string;
+  /** Called before a new load starts (a miss that no running load covers): throws to refuse it, else returns its release. */
+  admit?: () => () => void;
 }
 
 /** True when `If-None-Match` lists `etag` (weak comparison, any encoding variant) or `*`. */
@@ -228,6 +237,14 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 
 /** br or gzip by the client's q-values, br on a tie; false when neither is acceptable. */
 export function pickEncoding(acceptEncoding: string): Encoding | false {
+  const q = qValues(acceptEncoding);
+  const of = (name: string) => q[name] ?? q['*'] ?? 0;
+  if (of('br') > 0 && of('br') >= of('gzip')) return 'br';
+  return of('gzip') > 0 ? 'gzip' : false;
+}
+
+/** The q-value of each coding named in an `Accept-Encoding` header (lower-case names). */
+function qValues(acceptEncoding: string): Record<string, number> {
   const q: Record<string, number> = {};
   for (const part of acceptEncoding.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -235,9 +252,31 @@ export function pickEncoding(acceptEncoding: string): Encoding | false {
     const value = qParam ? Number(qParam.slice(2)) : 1;
     if (name) q[name] = Number.isFinite(value) ? value : 0;
   }
-  const of = (name: string) => q[name] ?? q['*'] ?? 0;
-  if (of('br') > 0 && of('br') >= of('gzip')) return 'br';
-  return of('gzip') > 0 ? 'gzip' : false;
+  return q;
+}
+
+/**
+ * 406 `NOT_ACCEPTABLE` (thrown) when the request's `Accept-Encoding` excludes identity
+ * (`identity;q=0`, or `*;q=0` without identity) and accepts neither gzip nor br.
+ */
+export function acceptableEncoding(): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get('Accept-Encoding');
+    if (header) {
+      const q = qValues(header);
+      const of = (name: string) => q[name] ?? q['*'];
+      const identity = q.identity ?? (q['*'] === 0 ? 0 : 1);
+      if (identity <= 0 && !((of('gzip') ?? 0) > 0) && !((of('br') ?? 0) > 0))
+        throw new ApiError(
+          'NOT_ACCEPTABLE',
+          'no acceptable content coding: identity, gzip and br are refused',
+          {
+            headers: { Vary: 'Accept-Encoding' },
+          },
+        );
+    }
+    await next();
+  };
 }
 
 /** The router's path template of the request (`/v1/vaults/:slug`), or `unmatched`. */
@@ -260,8 +299,12 @@ export async function respondCached(
 ): Promise<void> {
   // HEAD shares GET's entry.
   const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-  const key = opts.key ?? `${method} ${ctx.path}?${normalizeQuery(ctx.querystring)}`;
-  const { entry } = await cache.get(routeOf(ctx), key, load);
+  // The validated query (parseQuery's canonical form) when the handler parsed one, so a
+  // parameter validation ignores (`?_=<random>`) cannot make a new key; else the raw query.
+  const parsed = ctx.state?.[QUERY_KEY];
+  const query = typeof parsed === 'string' ? `=${parsed}` : normalizeQuery(ctx.querystring);
+  const key = opts.key ?? `${method} ${ctx.path}?${query}`;
+  const { entry } = await cache.get(routeOf(ctx), key, load, opts.admit);
   const encoding =
     entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
   ctx.set(

@@ -14,9 +14,12 @@ export const API_ERROR_CODES = [
   'BAD_BODY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
+  'NOT_ACCEPTABLE',
+  'UNSUPPORTED_MEDIA_TYPE',
   'SIMULATION_REVERTED',
   'RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
+  'NOT_IMPLEMENTED',
   'INTERNAL',
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -27,9 +30,12 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   BAD_BODY: 400,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   SIMULATION_REVERTED: 422,
   RATE_LIMITED: 429,
   UPSTREAM_UNAVAILABLE: 503,
+  NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
 };
 
@@ -101,6 +107,12 @@ interface HttpLikeError {
   type?: unknown;
   expose?: unknown;
   limit?: unknown;
+  code?: unknown;
+}
+
+/** zlib's errors on a body whose `Content-Encoding` it is not (Z_DATA_ERROR, Z_BUF_ERROR, ...). */
+function isZlibError(err: Error & HttpLikeError): boolean {
+  return typeof err.code === 'string' && /^(Z_|ERR_ZLIB|ERR__)/.test(err.code) && 'errno' in err;
 }
 
 /** Errors raised by body parsing (raw-body, co-body) and `ctx.throw`: they carry an HTTP status. */
@@ -110,7 +122,11 @@ function fromHttpError(err: Error & HttpLikeError): ApiError | undefined {
   if (status === 413 || err.type === 'entity.too.large')
     return new ApiError('BAD_BODY', `request body larger than ${Number(err.limit) || 'the'} byte limit`);
   if (err instanceof SyntaxError) return new ApiError('BAD_BODY', 'request body is not valid JSON');
-  if (status === 415) return new ApiError('BAD_BODY', 'unsupported request body encoding');
+  if (status === 415)
+    return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'unsupported request body encoding or type', {
+      headers: { 'Accept-Encoding': 'gzip, deflate, br, identity' },
+    });
+  if (status === 406) return new ApiError('NOT_ACCEPTABLE', 'no acceptable response encoding or type');
   const type = typeof err.type === 'string' ? err.type : '';
   if (type.startsWith('request.') || type.endsWith('.unsupported'))
     return new ApiError('BAD_BODY', 'request body could not be read');
@@ -132,6 +148,8 @@ export function toApiError(err: unknown): ApiError {
   if (isRetryable(err))
     return new ApiError('UPSTREAM_UNAVAILABLE', 'a data source is unavailable; retry later', { cause: err });
   if (err instanceof Error) {
+    if (isZlibError(err as Error & HttpLikeError))
+      return new ApiError('BAD_BODY', 'request body does not match its Content-Encoding');
     const mapped = fromHttpError(err as Error & HttpLikeError);
     if (mapped) return mapped;
   }
@@ -160,15 +178,19 @@ export function errorHandler(opts: { log?: Logger } = {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.body == null && (ctx.status === 404 || ctx.status === 405)) {
+      if (ctx.body == null && [404, 405, 501].includes(ctx.status)) {
+        // The router answers 501 for a method it does not know (TRACE, PROPFIND): on a known
+        // path (it sets `Allow`) that is a 405 like any other method the path lacks.
         const allow = ctx.response.get('Allow');
         sendError(
           ctx,
           ctx.status === 404
             ? new ApiError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`)
-            : new ApiError('METHOD_NOT_ALLOWED', `method ${ctx.method} not allowed`, {
-                headers: allow ? { Allow: allow } : {},
-              }),
+            : ctx.status === 405 || allow
+              ? new ApiError('METHOD_NOT_ALLOWED', `method ${ctx.method} not allowed`, {
+                  headers: allow ? { Allow: allow } : {},
+                })
+              : new ApiError('NOT_IMPLEMENTED', `method ${ctx.method} not implemented`),
         );
       }
     } catch (err) {

@@ -9,12 +9,19 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
-import { compression, type LoadResult, type RespondOptions, ResponseCache, respondCached } from './cache.ts';
+import {
+  acceptableEncoding,
+  compression,
+  type LoadResult,
+  type RespondOptions,
+  ResponseCache,
+  respondCached,
+} from './cache.ts';
 import { serveDocs, serveOpenApi } from './docs.ts';
-import { errorHandler } from './errors.ts';
+import { ApiError, errorHandler } from './errors.ts';
 import { recordCacheLookup, requestMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { rateLimit } from './ratelimit.ts';
+import { clientKey, rateLimit } from './ratelimit.ts';
 
 export interface HttpKitOptions {
   /** The `api` section of the configuration. */
@@ -52,10 +59,12 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     staleWhileRevalidateSeconds: c.staleWhileRevalidateSeconds,
     compressMinBytes: c.compressMinBytes,
   };
+  // The error handler runs outside compression, so a negotiation failure there is JSON too.
   const middleware: Middleware[] = [
     requestMetrics(),
-    compression(c.compressMinBytes),
     errorHandler({ log: opts.log }),
+    acceptableEncoding(),
+    compression(c.compressMinBytes),
     rateLimit({
       ...rl,
       clock: opts.clock,
@@ -64,10 +73,28 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     bodyParser({ enableTypes: ['json'], jsonLimit: opts.api.bodyLimitBytes, jsonStrict: true }) as Middleware,
   ];
   let doc: Record<string, unknown> | undefined;
+  // Uncached work per client: at most `maxUncachedPerClient` loads a client started run at once.
+  const loading = new Map<string, number>();
+  const admit = (ctx: Context) => () => {
+    const client = clientKey(ctx, rl.header);
+    const n = loading.get(client) ?? 0;
+    if (n >= c.maxUncachedPerClient)
+      throw new ApiError(
+        'RATE_LIMITED',
+        `too many uncached requests at once from this client (at most ${c.maxUncachedPerClient}); retry after 1 s`,
+        { headers: { 'Retry-After': '1' } },
+      );
+    loading.set(client, n + 1);
+    return () => {
+      const left = (loading.get(client) ?? 1) - 1;
+      if (left > 0) loading.set(client, left);
+      else loading.delete(client);
+    };
+  };
   return {
     cache,
     middleware,
-    respond: (ctx, load, o) => respondCached(ctx, cache, load, { ...respondOpts, ...o }),
+    respond: (ctx, load, o) => respondCached(ctx, cache, load, { ...respondOpts, admit: admit(ctx), ...o }),
     mountDocs(router) {
       doc ??= buildOpenApiDocument();
       router.get('/v1/openapi.json', serveOpenApi(doc));

@@ -278,7 +278,10 @@ function parseOrThrow<S extends z.ZodType>(
  * repeatable ones) is an issue. Throws a 400 `BAD_PARAMETER` whose `details`
  * list every issue (`in`, `path`, `message`).
  */
-export function parseQuery<S extends z.ZodType>(schema: S, ctx: Pick<Context, 'query'>): z.output<S> {
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  ctx: Pick<Context, 'query'> & { state?: Record<string, unknown> },
+): z.output<S> {
   const shape = objectOf(schema)?.shape ?? {};
   const input: Record<string, unknown> = {};
   const repeated: Issue[] = [];
@@ -288,7 +291,23 @@ export function parseQuery<S extends z.ZodType>(schema: S, ctx: Pick<Context, 'q
       repeated.push({ in: 'query', path: key, message: 'parameter given more than once' });
     else input[key] = value;
   }
-  return parseOrThrow(schema, input, 'query', repeated);
+  const parsed = parseOrThrow(schema, input, 'query', repeated);
+  // The response cache keys on this (api/http/cache.ts): unknown parameters, their order and
+  // spelled-out defaults never make a new key.
+  if (ctx.state) ctx.state[QUERY_KEY] = canonicalJson(parsed);
+  return parsed;
+}
+
+/** `ctx.state` member holding the canonical form of the validated query (see `parseQuery`). */
+export const QUERY_KEY = 'vaultstreamQueryKey';
+
+/** JSON with object keys sorted at every level (arrays keep their order): equal values, equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** Validates the router's path parameters (`ctx.params`); throws a 400 naming each bad one. */

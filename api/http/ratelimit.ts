@@ -2,7 +2,8 @@
  * Per-client rate limiting: a token bucket per client (the peer IP, or the first
  * value of a configured header such as `x-forwarded-for`), refilled at `rps`
  * tokens a second up to `burst`. Every answer carries `RateLimit-*` headers; an
- * empty bucket is a 429 `RATE_LIMITED` with `Retry-After`.
+ * empty bucket is a 429 `RATE_LIMITED` with `Retry-After`. Loopback clients are not
+ * limited unless `limitLoopback` (local tools, health checks, the devnet).
  */
 import type { Context, Middleware } from 'koa';
 import { ApiError } from './errors.ts';
@@ -21,6 +22,14 @@ export interface RateLimitOptions {
   clock?: () => number;
   /** Requests that are never limited (e.g. `/livez`, `/metrics`). */
   skip?: (ctx: Context) => boolean;
+  /** Limit loopback clients (127.0.0.0/8, ::1) too; default false: they pass untouched. */
+  limitLoopback?: boolean;
+}
+
+/** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
+export function isLoopback(ip: string): boolean {
+  const v4 = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  return ip === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
 export interface TakeResult {
@@ -86,7 +95,9 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
   const policy = `${opts.burst};w=${Math.max(1, Math.ceil(opts.burst / opts.rps))}`;
   return async (ctx, next) => {
     if (opts.skip?.(ctx)) return next();
-    const r = buckets.take(clientKey(ctx, opts.header), clock());
+    const client = clientKey(ctx, opts.header);
+    if (!opts.limitLoopback && isLoopback(client)) return next();
+    const r = buckets.take(client, clock());
     ctx.set('RateLimit-Policy', policy);
     ctx.set('RateLimit-Limit', String(opts.burst));
     ctx.set('RateLimit-Remaining', String(r.remaining));

@@ -1,7 +1,10 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, toApiError } from '../../api/http/errors.ts';
 import { VaultstreamError } from '../../core/errors.ts';
+import { HOSTILE_REQUESTS } from '../support/api-hostile.ts';
+import { rawRequest } from '../support/api-raw.ts';
 import { getJson, startTestApp, type TestApp } from './app.ts';
 
 let app: TestApp;
@@ -79,6 +82,40 @@ describe('POST /auto-claim/build-tx body: 400 BAD_BODY naming the field', () => 
   it('oversized body names the limit', async () => {
     const res = await post(JSON.stringify({ pad: 'x'.repeat(5000) }));
     expect(res.body.error).toContain('1024');
+  });
+});
+
+describe('issue 11: hostile negotiation, encodings and methods are JSON 4xx', () => {
+  it.each(HOSTILE_REQUESTS.map((r) => [r.what, r] as const))('%s', async (_what, r) => {
+    const res = await rawRequest(`${app.url}${r.path}`, {
+      method: r.method,
+      headers: r.headers,
+      body: r.body,
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(r.status);
+    expect(String(res.headers['content-type'])).toMatch(/application\/json/);
+    expect(res.json).toMatchObject({ code: r.code });
+    expect(typeof res.json.error).toBe('string');
+    expect(res.text).not.toMatch(/\bat .*\.(ts|js):\d+/);
+    if (r.status === 405) expect(String(res.headers.allow)).toContain('GET');
+  });
+
+  it('a gzip body that is gzip is still accepted', async () => {
+    const res = await rawRequest(`${app.url}/v1/auto-claim/build-tx`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify(GOOD)),
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.data.body).toMatchObject({ chainId: 98866, enabled: true });
+  });
+
+  it('identity refused but gzip accepted: a large body is sent gzip', async () => {
+    const res = await rawRequest(`${app.url}/v1/test/big`, {
+      headers: { 'accept-encoding': 'identity;q=0, gzip' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe('gzip');
   });
 });
 

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../api/http/endpoints.ts';
 import { objectOf } from '../../api/http/params.ts';
+import { HOSTILE_REQUESTS } from '../support/api-hostile.ts';
+import { rawRequest } from '../support/api-raw.ts';
 import { seededRandom } from '../support/rng.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
@@ -188,6 +190,44 @@ describe('fuzz: never a 5xx', () => {
     // Both outcomes occur: the generator is not stuck on valid or on invalid input.
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect(statuses.get(400)).toBeGreaterThan(50);
+  });
+
+  it('hostile negotiation, body encodings and methods (issue 11): JSON 4xx on every route', async () => {
+    const rand = prng(SEED + 2);
+    const paths = ENDPOINTS.map((e) => `/v1${e.path.replace(/\{\w+\}/g, 'nest-alpha')}`);
+    const cases = HOSTILE_REQUESTS.flatMap((h) =>
+      [h.path, paths[Math.floor(rand() * paths.length)], '/docs', '/v1/openapi.json'].map((path) => ({
+        ...h,
+        path,
+      })),
+    );
+    for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'LINK'])
+      for (const path of paths)
+        cases.push({ what: method, method, path, status: 405, code: 'METHOD_NOT_ALLOWED' });
+    const seen = new Set<number>();
+    await pool(
+      cases.map((c) => async () => {
+        const res = await rawRequest(`${app.url}${c.path}`, {
+          method: c.method,
+          headers: c.headers,
+          body: c.body,
+        });
+        const what = `${c.method} ${c.path} ${JSON.stringify(c.headers ?? {})}`;
+        seen.add(res.status);
+        // The one 5xx allowed: a method nobody implements on a path nobody serves, as JSON.
+        if (res.status === 501) expect([c.path, res.json?.code]).toEqual(['/v1/nope', 'NOT_IMPLEMENTED']);
+        else expect(res.status, `${what} -> ${res.status} ${res.text.slice(0, 200)}`).toBeLessThan(500);
+        expect(res.text, what).not.toMatch(forbidden);
+        if (res.status >= 400) {
+          expect(typeof res.json?.error, what).toBe('string');
+          expect(typeof res.json?.code, what).toBe('string');
+        }
+        if (c.method !== 'GET' && c.method !== 'POST')
+          expect(res.status, what).toBe(c.path === '/v1/nope' ? 501 : 405);
+      }),
+      8,
+    );
+    expect([...seen].sort()).toEqual(expect.arrayContaining([400, 405, 406, 415]));
   });
 
   it(`${BODY_ITERATIONS} random bodies to POST /auto-claim/build-tx`, async () => {
