@@ -17,10 +17,9 @@ import {
 import { type Format, formatRows } from './output.ts';
 
 /** One string column's values, for the read-only checks. */
-export function storeLines(store: Store): Lines {
+export function storeLines(store: Store, background = false): Lines {
   return async (sql) => {
-    const out = await store.queryRaw(sql, { format: 'TSVRaw' });
-    const text = out.toString('utf8');
+    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background })).bytes.toString('utf8');
     return text === '' ? [] : text.replace(/\n$/, '').split('\n');
   };
 }
@@ -55,8 +54,8 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
   }
   const limits = opts.limits ?? DEFAULT_QUERY_LIMITS;
   try {
-    if (checked.format) return await store.queryRaw(limitedSql(checked, limits));
-    const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'))).toString('utf8');
+    if (checked.format) return (await store.queryRaw(limitedSql(checked, limits))).bytes;
+    const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'))).bytes.toString('utf8');
     const rows = out
       .split('\n')
       .filter((l) => l !== '')

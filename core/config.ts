@@ -6,6 +6,7 @@ import { errorMessage, VaultstreamError } from './errors.ts';
 import { devnetSchema } from './settings/devnet.ts';
 import { chainExtrasShape, ingestSchema } from './settings/evm.ts';
 import { mintFlowSchema, solanaSchema } from './settings/solana.ts';
+import { sqlSchema } from './settings/sql.ts';
 
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
@@ -227,6 +228,7 @@ export const configSchema = z
     solana: solanaSchema,
     mintFlow: mintFlowSchema,
     devnet: devnetSchema,
+    sql: sqlSchema,
   })
   .strict()
   .superRefine((cfg, ctx) => {

@@ -12,6 +12,20 @@ import type { Config } from '../core/config.ts';
 import { alive } from '../core/lock.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
+export interface RawQueryOptions {
+  /** Output format when the statement names none (TabSeparated by default). */
+  format?: string;
+  signal?: AbortSignal;
+  /** Runs after every waiting service query (analysts' SQL): the API goes first. */
+  background?: boolean;
+  /**
+   * Database for unqualified names (embedded store: the session's current database, switched
+   * before the statement inside the same turn of the lock; the service's own SQL always
+   * qualifies its names).
+   */
+  database?: string;
+}
+
 export interface Store {
   readonly kind: 'chdb' | 'server';
   readonly database: string;
@@ -34,18 +48,47 @@ export interface Store {
    * interfaces: any output format, no JSON round trip), in the statement's own FORMAT or else
    * `format` (TabSeparated when neither is given). `signal` cancels it.
    */
-  queryRaw(sql: string, opts?: { format?: string; signal?: AbortSignal }): Promise<Buffer>;
+  queryRaw(sql: string, opts?: RawQueryOptions): Promise<RawResult>;
   close(): Promise<void>;
 }
 
-/** A FIFO lock: chDB executes queries one by one. */
+/**
+ * chDB executes queries one by one: a lock with two FIFO queues. The service's own queries
+ * (consumers, API) always go before the background ones (analysts' SQL), which run only when
+ * no service query waits.
+ */
 class Serial {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
+  private busy = false;
+  private readonly queues: [(() => void)[], (() => void)[]] = [[], []];
+  run<T>(fn: () => Promise<T>, background = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queues[background ? 1 : 0].push(() => {
+        Promise.resolve()
+          .then(fn)
+          .then(resolve, reject)
+          .finally(() => {
+            this.busy = false;
+            this.next();
+          });
+      });
+      this.next();
+    });
   }
+  private next(): void {
+    if (this.busy) return;
+    const job = this.queues[0].shift() ?? this.queues[1].shift();
+    if (!job) return;
+    this.busy = true;
+    job();
+  }
+}
+
+/** What a raw query returned: the engine's bytes and its counters. */
+export interface RawResult {
+  bytes: Buffer;
+  rowsRead: number;
+  bytesRead: number;
+  elapsedMs: number;
 }
 
 const BASE_SETTINGS = {
@@ -156,17 +199,37 @@ export async function createStore(cfg: Config): Promise<Store> {
         await unlink(file).catch(() => undefined);
       }
     };
-    rawQuery = async (sql, { format = 'TabSeparated', signal } = {}) => {
+    rawQuery = async (sql, { format = 'TabSeparated', signal, database: db } = {}) => {
+      const t0 = performance.now();
       try {
-        const res = await connection.chdb.queryAsync(sql, { format, signal });
-        return Buffer.from(res.bytes());
+        if (db) await connection.chdb.queryAsync(`USE ${identifier(db)}`);
+        if (!signal) {
+          const res = await connection.chdb.queryAsync(sql, { format });
+          const bytes = res.bytes();
+          return {
+            bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+            rowsRead: res.rowsRead,
+            bytesRead: res.bytesRead,
+            elapsedMs: performance.now() - t0,
+          };
+        }
+        // Cancellable: chDB's single-shot call cannot be interrupted (its C ABI has no interrupt;
+        // an aborted call returns early while the engine goes on), but a stream is cancelled
+        // between blocks, and the lock is held until the engine has really stopped.
+        const chunks: Buffer[] = [];
+        for await (const chunk of connection.chdb.queryStream(sql, { format, signal })) {
+          const raw = chunk.raw();
+          chunks.push(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+        }
+        signal.throwIfAborted();
+        return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedMs: performance.now() - t0 };
       } catch (err) {
         throw clickhouseError(err);
       }
     };
     serial = new Serial();
   }
-  const run = <T>(fn: () => Promise<T>) => (serial ? serial.run(fn) : fn());
+  const run = <T>(fn: () => Promise<T>, background = false) => (serial ? serial.run(fn, background) : fn());
   const insertTsv: Store['insertTsv'] = (table, columns, tsv, settings) =>
     run(async () => {
       if (tsv.length === 0) return;
@@ -204,6 +267,7 @@ export async function createStore(cfg: Config): Promise<Store> {
       run(async () => {
         opts.signal?.throwIfAborted();
         if (rawQuery) return rawQuery(sql, opts);
+        const t0 = performance.now();
         const res = await client.exec({
           query: sql,
           abort_signal: opts.signal,
@@ -211,8 +275,14 @@ export async function createStore(cfg: Config): Promise<Store> {
         });
         const chunks: Buffer[] = [];
         for await (const chunk of res.stream) chunks.push(Buffer.from(chunk as Buffer));
-        return Buffer.concat(chunks);
-      }),
+        const summary = res.summary;
+        return {
+          bytes: Buffer.concat(chunks),
+          rowsRead: Number(summary?.read_rows ?? 0),
+          bytesRead: Number(summary?.read_bytes ?? 0),
+          elapsedMs: performance.now() - t0,
+        };
+      }, opts.background),
     close: () => run(() => client.close()),
   };
 }

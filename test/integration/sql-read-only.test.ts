@@ -241,7 +241,7 @@ describe('reads work', () => {
           await sql('WITH x AS (SELECT 2 AS a) SELECT a FROM x UNION ALL SELECT sum(number) FROM numbers(4)'),
         ),
       ),
-    ).toEqual([{ a: 2 }, { a: 6 }]);
+    ).toEqual([{ a: '2' }, { a: '6' }]);
     expect(JSON.parse(String(await sql("SELECT count() AS n FROM merge('vaultstream', '^t$')")))).toEqual([
       { n: '2' },
     ]);

@@ -1,0 +1,437 @@
+/**
+ * A ClickHouse-compatible HTTP interface over the embedded store, for the data team and BI
+ * tools (ClickHouse's own clients, Grafana's ClickHouse data source, DBeaver, curl). It speaks
+ * the parts of ClickHouse's HTTP protocol those clients use: `GET /ping`, queries by
+ * `GET /?query=` or POST body, the `database`, `default_format` and `query_id` parameters,
+ * credentials in `X-ClickHouse-User`/`X-ClickHouse-Key`, basic auth or `user`/`password`,
+ * `X-ClickHouse-Summary`/`-Format`/`-Query-Id`/`-Exception-Code` headers, ClickHouse's error
+ * body (`Code: N. DB::Exception: ... (NAME)`) and status codes, and gzip/deflate/br both ways.
+ *
+ * Read-only is enforced here, not by the client: every query passes `store/read-only.ts`
+ * and runs with `readonly=1` and the configured caps; a client may lower a cap with a URL
+ * setting, never raise one, and any other setting that is not about output formatting is
+ * refused. The engine runs one query at a time, so analyst queries run in the store's
+ * background queue (every API query waiting goes first), at most `maxConcurrentQueries` are
+ * admitted at once, and a query is cancelled when its client disconnects.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
+import { VaultstreamError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import type { SqlSettings } from '../../core/settings/sql.ts';
+import type { Store } from '../../store/client.ts';
+import {
+  checkReadOnly,
+  clickhouseCodeOf,
+  type Lines,
+  limitedSql,
+  type QueryLimits,
+} from '../../store/read-only.ts';
+import { literal } from '../../store/tsv.ts';
+
+const VERSION = '26.7.2.1';
+
+/** ClickHouse error names of the codes this interface answers with. */
+const CODE_NAMES: Record<number, string> = {
+  16: 'NO_SUCH_COLUMN_IN_TABLE',
+  42: 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
+  43: 'ILLEGAL_TYPE_OF_ARGUMENT',
+  46: 'UNKNOWN_FUNCTION',
+  47: 'UNKNOWN_IDENTIFIER',
+  53: 'TYPE_MISMATCH',
+  60: 'UNKNOWN_TABLE',
+  62: 'SYNTAX_ERROR',
+  73: 'UNKNOWN_FORMAT',
+  81: 'UNKNOWN_DATABASE',
+  115: 'UNKNOWN_SETTING',
+  159: 'TIMEOUT_EXCEEDED',
+  164: 'READONLY',
+  202: 'TOO_MANY_SIMULTANEOUS_QUERIES',
+  241: 'MEMORY_LIMIT_EXCEEDED',
+  394: 'QUERY_WAS_CANCELLED',
+  432: 'CANNOT_DECOMPRESS',
+  638: 'UNKNOWN_COMPRESSION_METHOD',
+  396: 'TOO_MANY_ROWS_OR_BYTES',
+  456: 'UNKNOWN_QUERY_PARAMETER',
+  516: 'AUTHENTICATION_FAILED',
+  1000: 'POCO_EXCEPTION',
+  1001: 'STD_EXCEPTION',
+};
+
+/** HTTP status per ClickHouse error code, as ClickHouse's own server maps them. */
+function httpStatus(code: number): number {
+  if (code === 516) return 401;
+  if (code === 164 || code === 497) return 403;
+  if (code === 60 || code === 81) return 404;
+  if (code === 202) return 503;
+  if ([16, 27, 36, 42, 43, 46, 47, 53, 62, 73, 115, 432, 456, 638].includes(code)) return 400;
+  if (code === 1000) return 413;
+  return 500;
+}
+
+class ClickHouseHttpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Settings about how results are written: harmless, passed on to the engine. */
+const OUTPUT_SETTINGS =
+  /^(output_format_\w+|format_\w+|date_time_output_format|precise_float_parsing|join_use_nulls)$/;
+/** Settings that only shape the HTTP exchange: accepted, and handled here or ignored. */
+const HTTP_SETTINGS = new Set([
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'wait_end_of_query',
+  'http_response_buffer_size',
+  'cancel_http_readonly_queries_on_client_close',
+  'http_write_exception_in_output_format',
+  'add_http_cors_header',
+  'extremes',
+]);
+/** URL parameters that are not settings. */
+const NOT_SETTINGS = new Set([
+  'query',
+  'database',
+  'default_format',
+  'query_id',
+  'user',
+  'password',
+  'quota_key',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+]);
+/** Caps a client may lower with a URL setting, and the limit each one lowers. */
+const CAPS: Record<string, keyof QueryLimits> = {
+  max_execution_time: 'maxExecutionTimeSeconds',
+  max_result_rows: 'maxResultRows',
+  max_result_bytes: 'maxResultBytes',
+  max_memory_usage: 'maxMemoryUsageBytes',
+};
+
+const CONTENT_TYPES: [RegExp, string][] = [
+  [
+    /^JSON(EachRow|Lines|StringsEachRow|CompactEachRow\w*|ObjectEachRow)$/i,
+    'application/x-ndjson; charset=UTF-8',
+  ],
+  [/^JSON/i, 'application/json; charset=UTF-8'],
+  [/^(TabSeparated|TSV)/i, 'text/tab-separated-values; charset=UTF-8'],
+  [/^CSV/i, 'text/csv; charset=UTF-8'],
+  [
+    /^(Native|RowBinary\w*|Parquet|Arrow\w*|ORC|Avro|MsgPack|Protobuf\w*|CapnProto|BSONEachRow)$/i,
+    'application/octet-stream',
+  ],
+];
+
+function contentType(format: string): string {
+  for (const [re, type] of CONTENT_TYPES) if (re.test(format)) return type;
+  return 'text/plain; charset=UTF-8';
+}
+
+export interface SqlHttpOptions {
+  store: Store;
+  settings: SqlSettings;
+  log: Logger;
+}
+
+export interface SqlHttp {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Refuses a config that would expose a user with no password beyond loopback. */
+export function checkExposure(settings: SqlSettings['http']): void {
+  if (LOOPBACK.test(settings.host)) return;
+  const open = settings.users.filter((u) => u.password === '').map((u) => u.name);
+  if (open.length)
+    throw new VaultstreamError(
+      'CONFIG_INVALID',
+      `sql.http.host is ${settings.host} (not loopback) but user(s) ${open.join(', ')} have no password: set sql.http.users[].password, or listen on 127.0.0.1`,
+    );
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function credentials(req: IncomingMessage, params: URLSearchParams): { user?: string; password: string } {
+  const hUser = req.headers['x-clickhouse-user'];
+  if (typeof hUser === 'string')
+    return { user: hUser, password: String(req.headers['x-clickhouse-key'] ?? '') };
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Basic ')) {
+    const text = Buffer.from(auth.slice(6), 'base64').toString('utf8');
+    const i = text.indexOf(':');
+    return i < 0 ? { user: text, password: '' } : { user: text.slice(0, i), password: text.slice(i + 1) };
+  }
+  return { user: params.get('user') ?? undefined, password: params.get('password') ?? '' };
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string> {
+  const enc = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
+    chunks.push(chunk as Buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  const decode: Record<string, (b: Buffer) => Promise<Buffer>> = {
+    gzip: promisify(zlib.gunzip),
+    deflate: promisify(zlib.inflate),
+    br: promisify(zlib.brotliDecompress),
+    zstd: async (b) => {
+      const fn = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync;
+      if (!fn) throw new Error('zstd is not supported by this Node');
+      return fn(b);
+    },
+  };
+  if (enc === 'identity' || enc === '') return raw.toString('utf8');
+  const fn = decode[enc];
+  if (!fn) throw new ClickHouseHttpError(638, `Unknown compression method: ${enc}`);
+  try {
+    const out = await fn(raw);
+    if (out.length > max)
+      throw new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
+    return out.toString('utf8');
+  } catch (err) {
+    if (err instanceof ClickHouseHttpError) throw err;
+    throw new ClickHouseHttpError(
+      432,
+      `Cannot decompress the request body as ${enc}: ${(err as Error).message}`,
+    );
+  }
+}
+
+/** The client's URL settings: output settings for the engine, and caps lowered. */
+function clientSettings(
+  params: URLSearchParams,
+  limits: QueryLimits,
+): { limits: QueryLimits; extra: string[] } {
+  const lowered = { ...limits };
+  const extra: string[] = [];
+  for (const [name, value] of params) {
+    if (NOT_SETTINGS.has(name) || name.startsWith('param_') || HTTP_SETTINGS.has(name)) continue;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ClickHouseHttpError(115, `Unknown setting ${name}`);
+    const cap = CAPS[name];
+    if (cap) {
+      const n = Number(value);
+      // 0 means "no limit" to ClickHouse: that would lift the cap.
+      if (!Number.isFinite(n) || n <= 0 || n > limits[cap])
+        throw new ClickHouseHttpError(
+          164,
+          `Cannot modify '${name}' setting in readonly mode: ${value} is above this server's cap of ${limits[cap]}`,
+        );
+      lowered[cap] = Math.floor(n);
+    } else if (name === 'readonly') {
+      if (value !== '1' && value !== '2')
+        throw new ClickHouseHttpError(164, "Cannot modify 'readonly' setting in readonly mode");
+    } else if (OUTPUT_SETTINGS.test(name)) {
+      extra.push(`${name} = ${/^-?\d+$/.test(value) ? value : literal(value)}`);
+    } else {
+      throw new ClickHouseHttpError(164, `Cannot modify '${name}' setting in readonly mode`);
+    }
+  }
+  return { limits: lowered, extra };
+}
+
+function errorBody(code: number, message: string): string {
+  return `Code: ${code}. DB::Exception: ${message}. (${CODE_NAMES[code] ?? 'UNKNOWN_EXCEPTION'}) (version ${VERSION})\n`;
+}
+
+/** The engine's message without chDB's prefix and ClickHouse's own code/name/version decorations. */
+function engineMessage(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  return raw
+    .replace(/^Query failed: /, '')
+    .replace(/^(Code: \d+\. DB::Exception: )+/, '')
+    .replace(/\s*\([A-Z_]+\)( \(version [^)]*\))?\.?\s*$/s, '')
+    .split('\n')[0]
+    .replace(/\.$/, '');
+}
+
+function toHttpError(err: unknown): ClickHouseHttpError {
+  if (err instanceof ClickHouseHttpError) return err;
+  if (err instanceof VaultstreamError) {
+    const c =
+      typeof err.details?.clickhouseCode === 'number'
+        ? err.details.clickhouseCode
+        : clickhouseCodeOf(err.cause);
+    const code = c ?? (err.code === 'READ_ONLY' ? 164 : 62);
+    return new ClickHouseHttpError(
+      code,
+      err.code === 'READ_ONLY' ? err.message : engineMessage(err.cause ?? err),
+    );
+  }
+  if ((err as Error)?.name === 'AbortError') return new ClickHouseHttpError(394, 'Query was cancelled');
+  return new ClickHouseHttpError(clickhouseCodeOf(err) ?? 1001, engineMessage(err));
+}
+
+/** Starts the interface; resolves once it listens. */
+export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
+  const { store, settings, log } = opts;
+  const http = settings.http;
+  checkExposure(http);
+  const lines: Lines = async (sql) => {
+    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background: true })).bytes.toString('utf8');
+    return text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  };
+  let admitted = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const params = url.searchParams;
+    if (
+      req.method === 'GET' &&
+      (url.pathname === '/ping' || (url.pathname === '/' && !params.has('query')))
+    ) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=UTF-8' }).end('Ok.\n');
+      return;
+    }
+    if (url.pathname !== '/' && url.pathname !== '/query')
+      throw new ClickHouseHttpError(1000, `There is no handle ${url.pathname}`);
+    if (req.method !== 'GET' && req.method !== 'POST')
+      throw new ClickHouseHttpError(1000, `Method ${req.method} is not allowed: use GET or POST`);
+    const cred = credentials(req, params);
+    const user = cred.user ? http.users.find((u) => u.name === cred.user) : http.users[0];
+    if (!user || !sameSecret(user.password, cred.password))
+      throw new ClickHouseHttpError(
+        516,
+        `${cred.user ?? http.users[0].name}: Authentication failed: password is incorrect, or there is no user with such name`,
+      );
+    const body = req.method === 'POST' ? await readBody(req, http.maxQueryBytes) : '';
+    const query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
+    if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
+    if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
+    const database = params.get('database') || store.database;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
+      throw new ClickHouseHttpError(81, `Database ${database} does not exist`);
+    const { limits, extra } = clientSettings(params, settings.limits);
+    if (admitted >= http.maxConcurrentQueries)
+      throw new ClickHouseHttpError(
+        202,
+        `Too many simultaneous queries: ${admitted} analyst queries are running or waiting (sql.http.maxConcurrentQueries = ${http.maxConcurrentQueries})`,
+      );
+    admitted++;
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    try {
+      const checked = await checkReadOnly(lines, query);
+      abort.signal.throwIfAborted();
+      const format = checked.format ?? params.get('default_format') ?? 'TabSeparated';
+      let sql = limitedSql(checked, limits);
+      if (extra.length) sql += `, ${extra.join(', ')}`;
+      const queryId = params.get('query_id') ?? crypto.randomUUID();
+      const result = await store.queryRaw(sql, { format, signal: abort.signal, background: true, database });
+      const headers: Record<string, string> = {
+        'Content-Type': contentType(format),
+        'X-ClickHouse-Format': format,
+        'X-ClickHouse-Query-Id': queryId,
+        'X-ClickHouse-Timezone': 'UTC',
+        'X-ClickHouse-Server-Display-Name': 'vaultstream',
+        'X-ClickHouse-Summary': JSON.stringify({
+          read_rows: String(result.rowsRead),
+          read_bytes: String(result.bytesRead),
+          written_rows: '0',
+          written_bytes: '0',
+          total_rows_to_read: String(result.rowsRead),
+          result_rows: String(resultRows(result.bytes, format)),
+          result_bytes: String(result.bytes.length),
+          elapsed_ns: String(Math.round(result.elapsedMs * 1e6)),
+        }),
+      };
+      let out = result.bytes;
+      const accept = String(req.headers['accept-encoding'] ?? '');
+      if (params.get('enable_http_compression') === '1') {
+        const enc = ['gzip', 'deflate', 'br'].find((e) =>
+          new RegExp(`\\b${e}\\b(?!;q=0(\\.0*)?\\b)`).test(accept),
+        );
+        if (enc) {
+          out =
+            enc === 'gzip'
+              ? zlib.gzipSync(out)
+              : enc === 'deflate'
+                ? zlib.deflateSync(out)
+                : zlib.brotliCompressSync(out);
+          headers['Content-Encoding'] = enc;
+        }
+      }
+      headers['Content-Length'] = String(out.length);
+      res.writeHead(200, headers).end(out);
+    } finally {
+      admitted--;
+      res.off('close', onClose);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const e = toHttpError(err);
+      if (e.code !== 394 && httpStatus(e.code) >= 500)
+        log.warn({ err, code: e.code }, 'sql http: query failed');
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      res
+        .writeHead(httpStatus(e.code), {
+          'Content-Type': 'text/plain; charset=UTF-8',
+          'X-ClickHouse-Exception-Code': String(e.code),
+          'X-ClickHouse-Server-Display-Name': 'vaultstream',
+        })
+        .end(errorBody(e.code, e.message));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(http.port, http.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    server,
+    url: `http://${host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Rows in a line-per-row result (0 for other formats, which the summary cannot count cheaply). */
+function resultRows(bytes: Buffer, format: string): number {
+  if (
+    !/^(JSONEachRow|JSONLines|JSONCompactEachRow|JSONStringsEachRow|TabSeparated|TSV|TSVRaw|TabSeparatedRaw|CSV)$/i.test(
+      format,
+    )
+  )
+    return 0;
+  let n = 0;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,49 @@
+/**
+ * The read-only SQL interfaces for the data team and BI tools: the ClickHouse-compatible
+ * HTTP interface the embedded process serves (`api/sql/`) and `vaultstream sql`.
+ */
+import { z } from 'zod';
+
+const user = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a user name is letters, digits, _ . -'),
+    /** Empty: no password (accepted only while the interface listens on loopback). */
+    password: z.string().default(''),
+  })
+  .strict();
+
+export const sqlSchema = z
+  .object({
+    http: z
+      .object({
+        /** Serve the interface (embedded store only: a ClickHouse server has its own). */
+        enabled: z.boolean().default(true),
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8123),
+        /** Users and passwords; the first is the default user of requests that name none. */
+        users: z
+          .array(user)
+          .min(1)
+          .default([{ name: 'default', password: '' }]),
+        /** Analyst queries admitted at once (the engine runs one query at a time; the API goes first). */
+        maxConcurrentQueries: z.number().int().min(1).max(64).default(2),
+        /** Largest query text (URL plus body), in bytes. */
+        maxQueryBytes: z.number().int().min(1024).max(16_777_216).default(1_048_576),
+      })
+      .strict()
+      .prefault({}),
+    /** Caps on every read-only query (HTTP and `vaultstream sql`); clients may lower, never raise them. */
+    limits: z
+      .object({
+        maxExecutionTimeSeconds: z.number().int().min(1).max(3600).default(10),
+        maxResultRows: z.number().int().min(1).default(1_000_000),
+        maxResultBytes: z.number().int().min(1024).default(268_435_456),
+        maxMemoryUsageBytes: z.number().int().min(1_048_576).default(2_147_483_648),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .prefault({});
+
+export type SqlSettings = z.infer<typeof sqlSchema>;
