@@ -4,7 +4,7 @@
  * entries (RPC URLs, registry, operator) and vault registry entries in the config's
  * input shapes, ready for `parseConfig({ chains, vaults, ... })`.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import type { chainSchema, vaultSchema } from '../core/config.ts';
@@ -39,6 +39,38 @@ export interface StartDevnetOptions {
   /** Milliseconds since the epoch (the simulator's notion of now). */
   clock?: () => number;
   log?: Logger;
+  /**
+   * The data directory is this process's (the `start` roles): a previous devnet's data
+   * in it (`<dataDir>/devnet` exists) describes chains that are gone with their anvil
+   * nodes, so the devnet-derived data (checkpoints, bus log, chDB store, insert spool,
+   * ground truth) is deleted before the new chains start. Call before opening the
+   * store or the bus.
+   */
+  clearPrevious?: boolean;
+  /** Told as each simulated backfill day completes on every chain, then once live; absent = nothing. */
+  onProgress?: (p: DevnetProgress) => void;
+}
+
+export interface DevnetProgress {
+  phase: 'backfill' | 'live';
+  /** Backfill days written on every chain (`days` once live). */
+  day: number;
+  days: number;
+}
+
+/** What a devnet derives in a data directory, relative to it. */
+export const DEVNET_DERIVED = ['ingest', 'bus', 'chdb', 'insert-spool', 'devnet'] as const;
+
+/** Deletes a previous devnet's data from `dataDir`; true when there was one. */
+export function clearPreviousDevnet(dataDir: string, log: Logger): boolean {
+  if (!existsSync(join(dataDir, 'devnet'))) return false;
+  const removed = DEVNET_DERIVED.filter((d) => existsSync(join(dataDir, d)));
+  for (const d of removed) rmSync(join(dataDir, d), { recursive: true, force: true });
+  log.info(
+    { dataDir, removed },
+    "devnet: the data directory held a previous devnet's data (its chains are gone with their anvil nodes); deleted it to start from empty",
+  );
+  return true;
 }
 
 const CHAIN_NAMES: Record<number, { name: string; key: string }> = {
@@ -57,6 +89,8 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const { settings } = opts;
   const clock = opts.clock ?? Date.now;
   const log = opts.log ?? silentLogger;
+  if (opts.clearPrevious) clearPreviousDevnet(opts.dataDir, log);
+  mkdirSync(join(opts.dataDir, 'devnet'), { recursive: true });
   const truthFile = settings.truthFile || join(opts.dataDir, 'devnet', 'ground-truth.json');
   mkdirSync(dirname(truthFile), { recursive: true });
   // The genesis is a day before the first backfilled day, so deployment and setup precede it.
@@ -83,9 +117,11 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       reorgHoldMs: settings.reorgHoldSeconds * 1000,
       clock,
       log,
+      onDay: (day, days) => opts.onProgress?.({ phase: 'backfill', day, days }),
     });
     await simulator.backfill();
     if (settings.liveIntervalMs > 0) simulator.startLive(settings.liveIntervalMs);
+    opts.onProgress?.({ phase: 'live', day: settings.backfillDays, days: settings.backfillDays });
     log.info(
       { chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })), truthFile },
       'devnet: running',
@@ -112,8 +148,10 @@ function chainEntry(node: AnvilNode, a: DevnetAddresses): DevnetChainEntry {
     chainId: node.chainId,
     name: CHAIN_NAMES[node.chainId]?.name ?? `devnet-${node.chainId}`,
     rpcUrls: [node.rpcUrl],
-    // Shallow, so an ingester sees the simulator's reorg before the blocks are final.
+    // Shallow, so the simulator's reorg (up to 4 blocks) is deeper than `confirmations`; the
+    // ingester keeps 64 blocks to walk back to the common ancestor, far above that depth.
     confirmations: 2,
+    reorgWindow: 64,
     startBlock: 0,
     pollIntervalMs: 1_000,
     operatorRegistry: a.operatorRegistry,

@@ -52,6 +52,8 @@ export interface SimulatorOptions {
   /** Milliseconds since the epoch. */
   clock?: () => number;
   log?: Logger;
+  /** Told as each backfill day is written on every chain (`day` of `days`, from 1). */
+  onDay?: (day: number, days: number) => void;
 }
 
 export interface Simulator {
@@ -232,12 +234,22 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       const today = Math.floor(clock() / 1000 / DAY) * DAY;
       const first = today - opts.backfillDays * DAY;
       const pauseDay = first + Math.floor((opts.backfillDays * 2) / 3) * DAY;
+      // Days written per chain; a day is reported once every chain has written it.
+      const done = contexts.map(() => 0);
+      let reported = 0;
       await Promise.all(
-        contexts.map(async (ctx) => {
+        contexts.map(async (ctx, c) => {
           ctx.chain.travelTo(first - 3_600);
           for (const v of ctx.vaults) await setupVault(ctx, v);
-          for (let day0 = first; day0 < today; day0 += DAY)
+          for (let day0 = first; day0 < today; day0 += DAY) {
             await simulateDay(ctx, day0, ctx.primary && day0 === pauseDay);
+            done[c]++;
+            const all = Math.min(...done);
+            if (all > reported) {
+              reported = all;
+              opts.onDay?.(all, opts.backfillDays);
+            }
+          }
           await ctx.chain.goLive(Math.floor(clock() / 1000));
         }),
       );

@@ -12,13 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import * as abis from '../../devnet/abis.ts';
 import { anvilAccount } from '../../devnet/anvil.ts';
-import { type Devnet, startDevnet } from '../../devnet/run.ts';
+import { type Devnet, type DevnetProgress, startDevnet } from '../../devnet/run.ts';
 import type { GroundTruthJson } from '../../devnet/sim/truth.ts';
 
 const DAYS = 45;
 let devnet: Devnet;
 let truth: GroundTruthJson;
 let dir: string;
+const progress: DevnetProgress[] = [];
 const clients = new Map<number, PublicClient>();
 const client = (chainId: number) => clients.get(chainId) as PublicClient;
 const day = (t: bigint | number) => new Date(Number(t) * 1000).toISOString().slice(0, 10);
@@ -35,7 +36,7 @@ beforeAll(async () => {
       seed: 7,
     },
   }).devnet;
-  devnet = await startDevnet({ settings, dataDir: dir });
+  devnet = await startDevnet({ settings, dataDir: dir, onProgress: (p) => progress.push(p) });
   for (let i = 0; i < 4; i++) await devnet.simulator.tick();
   truth = JSON.parse(readFileSync(devnet.truthFile, 'utf8'));
   for (const c of devnet.chains)
@@ -54,6 +55,19 @@ describe('devnet simulator', () => {
     expect(cfg.chains[0].operatorRegistry).toBe(devnet.addresses.operatorRegistry);
     expect(cfg.vaults.map((v) => v.vaultAddress)).toEqual(devnet.addresses.vaults.map((v) => v.share));
     expect(truth.chainIds).toEqual([98866, 1, 56]);
+    // The simulator's reorg (4 blocks) is deeper than confirmations but well inside the kept window.
+    expect(cfg.chains.map((c) => [c.confirmations, c.reorgWindow])).toEqual([
+      [2, 64],
+      [2, 64],
+      [2, 64],
+    ]);
+  });
+
+  it('reports each backfilled day as every chain completes it, then going live', () => {
+    expect(progress).toEqual([
+      ...Array.from({ length: DAYS }, (_, i) => ({ phase: 'backfill', day: i + 1, days: DAYS })),
+      { phase: 'live', day: DAYS, days: DAYS },
+    ]);
   });
 
   it('did every kind of activity, including a silent pause and a reorg', () => {

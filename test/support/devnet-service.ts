@@ -41,8 +41,16 @@ export async function poll<T>(
   }
 }
 
-/** Spawns `vaultstream start` with the devnet on a fresh data directory, and waits for /readyz 200. */
-export async function startService(dataDir: string, devnet: Record<string, string>): Promise<Service> {
+/**
+ * Spawns `vaultstream start` with the devnet on `dataDir`, and waits for /readyz 200.
+ * `ownGroup` starts it as the leader of its own process group, as a shell runs a
+ * foreground job: `process.kill(-pid, 'SIGINT')` is then a terminal's Ctrl-C.
+ */
+export async function startService(
+  dataDir: string,
+  devnet: Record<string, string>,
+  opts: { ownGroup?: boolean } = {},
+): Promise<Service> {
   const env: Record<string, string> = {
     VAULTSTREAM_DATA_DIR: dataDir,
     API_PORT: '0',
@@ -53,6 +61,7 @@ export async function startService(dataDir: string, devnet: Record<string, strin
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownGroup ?? false,
   });
   children.push(child);
   const log = { stdout: '', stderr: '' };

@@ -1,0 +1,76 @@
+/**
+ * `vaultstream start` twice on the same data directory. The first run is stopped as a
+ * terminal's Ctrl-C does (SIGINT to its whole process group): it must stop quietly (no
+ * ERROR line, exit 0) with its anvil nodes gone. The second run (another seed, so
+ * another world) builds a new devnet; the previous devnet's checkpoints, bus log and
+ * store describe chains that no longer exist, so it must start from an empty data
+ * directory (saying so once) and then answer exactly the second run's ground truth.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getJson, killServices, poll, startService, waitDrained } from '../support/devnet-service.ts';
+import * as T from '../support/devnet-truth.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-restart-'));
+afterAll(() => {
+  killServices();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const WIPED = /"msg":"devnet: the data directory held a previous devnet's data/g;
+/** Every token holder's summed balance, as text: what tells two simulated worlds apart. */
+const world = (t: T.GroundTruthJson) => [...T.tokenHolderBalances(t)].map(([k, v]) => `${k}=${v}`).join(',');
+const errorLines = (stderr: string) => stderr.split('\n').filter((l) => /"level":(50|60)/.test(l));
+
+async function holdersMatchTruth(svc: Awaited<ReturnType<typeof startService>>): Promise<void> {
+  const truth = T.readTruth(svc.truthFile);
+  const { data } = await getJson(svc, '/v1/vaults/holders?status=all');
+  for (const v of T.truthVaults(truth)) {
+    const e = data.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
+    expect(e, `vault ${v.slug}`).toBeDefined();
+    expect(e.totalHolders, `${v.slug} totalHolders`).toBe(T.holderCount(truth, v));
+    T.expectTopHolders(e.holders, T.chainBalances(truth, v), v.slug);
+  }
+  const details = (await getJson(svc, '/v1/vaults/details?status=all')).data;
+  for (const v of T.truthVaults(truth)) {
+    const d = details.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
+    T.expectClose(d.tvl, T.units(T.tvlRaw(truth, v), 2 * T.DECIMALS), `${v.slug} tvl`);
+  }
+}
+
+describe('vaultstream start twice on one data directory', () => {
+  it('stops quietly on Ctrl-C, then starts over on a new devnet and serves its numbers', async () => {
+    const dataDir = join(dir, 'data');
+    const settings = { backfillDays: '2', liveIntervalMs: '0', vaults: '2' };
+    const first = await startService(dataDir, { ...settings, seed: '1' }, { ownGroup: true });
+    await waitDrained(first);
+    await holdersMatchTruth(first);
+    expect(first.log.stderr.match(WIPED)).toBeNull();
+    const firstRpc = [...first.rpc.values()][0];
+    // The same file is rewritten by the next run: keep this run's world.
+    const firstWorld = world(T.readTruth(first.truthFile));
+
+    // Ctrl-C: the whole foreground group gets SIGINT; only vaultstream is in it.
+    process.kill(-(first.child.pid as number), 'SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(errorLines(first.log.stderr)).toEqual([]);
+    await expect(firstRpc.getBlockNumber({ cacheTime: 0 })).rejects.toThrow();
+
+    const second = await startService(dataDir, { ...settings, seed: '2' });
+    expect(second.log.stderr.match(WIPED)).toHaveLength(1);
+    await waitDrained(second);
+    const status = await getJson(second, '/status');
+    for (const p of status.ingest.evm) {
+      expect(p.phase, `chain ${p.chainId}`).toBe('live');
+      expect(p.reorgs, `chain ${p.chainId} reorgs`).toBe(0);
+    }
+    await holdersMatchTruth(second);
+    // The second world differs from the first: the comparison above could not pass on stale data.
+    expect(world(T.readTruth(second.truthFile))).not.toBe(firstWorld);
+    expect(errorLines(second.log.stderr)).toEqual([]);
+    second.child.kill('SIGINT');
+    expect(await poll('the second run to stop', async () => (await second.exited) ?? -1, 30_000)).toBe(0);
+  }, 300_000);
+});
