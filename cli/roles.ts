@@ -48,7 +48,8 @@ export function claimDataDir(cfg: Config): () => void {
  */
 async function withDevnet(cfg: Config, log: Logger): Promise<{ cfg: Config; devnet: Devnet }> {
   log.info({ chains: cfg.devnet.chainIds, backfillDays: cfg.devnet.backfillDays }, 'devnet: starting');
-  const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log });
+  // The data directory is ours (claimed) and the store and bus are not open yet: a previous devnet's data can go.
+  const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log, clearPrevious: true });
   const chains = devnet.chains.map((c) => chainSchema.parse(c));
   const vaults = devnet.vaults.map((v) => vaultSchema.parse(v));
   return { cfg: { ...cfg, chains, vaults }, devnet };
