@@ -1,0 +1,186 @@
+/**
+ * Issue 12: every number the vault endpoints serve equals a documented SQL query over the
+ * metric views of migration 008 (docs/queries/api-*.sql, run here as written), on the vault
+ * scenario the API tests replay (fees: views-parity-fees.test.ts), over every vault,
+ * chain and day. Values are compared with `toBe` (the same IEEE double), except the two
+ * SEC 30-day members, whose x^6 is computed by V8's pow in the API and by the engine's pow
+ * in SQL: x^6 may differ in its last bit, which the "- 1" then magnifies; they are compared
+ * to 2 ulps of x^6 (2 * 200 * 2^-52 * x^6 in the result).
+ */
+import { describe, expect, it } from 'vitest';
+import { useVaultApi } from '../support/api-fixture.ts';
+import { runDoc } from '../support/doc-queries.ts';
+import { DAY } from '../support/events.ts';
+import { MAINNET, NOW, PRIMARY, SLUG } from '../support/vault-scenario.ts';
+
+const vaultApi = useVaultApi();
+
+const SLUGS = [SLUG.alpha, SLUG.beta, SLUG.gamma];
+const APY = ['rolling7d', 'rolling30d', 'sec30d'] as const;
+
+/** Equal doubles; SEC 30-day members (x^6 through two pow implementations) within 4 ulps. */
+function same(actual: unknown, expected: unknown, what: string, pow = false) {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const a = num(actual);
+  const e = num(expected);
+  if (!pow || a === null || e === null) return expect(a, what).toBe(e);
+  // sec30d = 2 * (x^6 - 1) * 100: one ulp of x^6 (about 1) is 200 * EPSILON in the result.
+  const ulp = 200 * Number.EPSILON * Math.max(1, Math.abs(1 + e / 200));
+  expect(Math.abs(a - e), `${what}: ${a} vs ${e}`).toBeLessThanOrEqual(2 * ulp);
+}
+
+function sameBlock(
+  actual: Record<string, number | null> | null,
+  row: Record<string, any>,
+  prefix: string,
+  what: string,
+) {
+  if (row[`${prefix}_rolling7d`] === undefined) throw new Error(`no ${prefix}_* columns`);
+  for (const m of APY)
+    same(actual?.[m] ?? null, row[`${prefix}_${m}`], `${what} ${prefix}.${m}`, m === 'sec30d');
+}
+
+describe('views parity: vault endpoints = docs/queries over the views', () => {
+  it('details, details-lite and the vaults list: every number of every vault', async () => {
+    let compared = 0;
+    for (const slug of SLUGS) {
+      const [row] = await runDoc(vaultApi, 'api-vault-numbers', { slug, now: NOW });
+      expect(row, slug).toBeDefined();
+      const details = (await vaultApi.get('/v1/vaults/details?status=all')).body.data.find(
+        (v: { slug: string }) => v.slug === slug,
+      );
+      const single = (await vaultApi.get(`/v1/vaults/${slug}`)).body.data;
+      const lite = (await vaultApi.get(`/v1/vaults/${slug}/details-lite`)).body.data;
+      const info = (await vaultApi.get('/v1/vaults?status=all')).body.data.find(
+        (v: { slug: string }) => v.slug === slug,
+      );
+      for (const [name, body] of [
+        ['details', details],
+        ['details-lite', lite],
+      ] as const) {
+        for (const f of [
+          'tvl',
+          'tvl30DayChange',
+          'volume24h',
+          'tokenPrice',
+          'tokenPriceUpdatedAtEpoch',
+          'liquidFunds',
+          'liquidFundsRange',
+          'holders',
+        ])
+          same(body[f], row[f], `${slug} ${name} ${f}`);
+        sameBlock(body.apy, row, 'apy', `${slug} ${name}`);
+        compared += 11;
+      }
+      for (const f of ['pendingRedemptions', 'pendingRedemptionsValue', 'shortfall'])
+        same(details[f], row[f], `${slug} details ${f}`);
+      for (const [name, body] of [
+        ['vaults', info],
+        ['vaults/{slug}', single],
+      ] as const) {
+        same(body.tvl, row.tvl, `${slug} ${name} tvl`);
+        same(body.volume24h, row.volume24h, `${slug} ${name} volume24h`);
+        same(body.numHolders, row.holders, `${slug} ${name} numHolders`);
+        same(body.sec30d, row.apy_sec30d ?? 0, `${slug} ${name} sec30d`, true);
+      }
+      compared += 11;
+    }
+    // The scenario has what makes these numbers non-trivial.
+    const [alpha] = await runDoc(vaultApi, 'api-vault-numbers', { slug: SLUG.alpha, now: NOW });
+    for (const f of [
+      'tvl',
+      'tvl30DayChange',
+      'volume24h',
+      'liquidFunds',
+      'pendingRedemptionsValue',
+      'apy_sec30d',
+    ])
+      expect(Number(alpha[f]), f).not.toBe(0);
+    expect(compared).toBe(3 * 33);
+  });
+
+  it('performance-history: price, tvl, liquidFunds, apy and navApy of every day, and the assets', async () => {
+    for (const slug of SLUGS) {
+      const rows = await runDoc(vaultApi, 'api-performance-history', { slug, now: NOW });
+      const assets = await runDoc(vaultApi, 'api-performance-assets', { slug, now: NOW });
+      const { history } = (
+        await vaultApi.get(`/v1/vaults/${slug}/performance-history?order=asc&includeCompositeAssets=true`)
+      ).body.data;
+      expect(
+        history.map((e: { day: number }) => e.day),
+        slug,
+      ).toEqual(rows.map((r) => Number(r.day)));
+      for (const [i, e] of history.entries()) {
+        const r = rows[i];
+        const what = `${slug} day ${new Date(e.day * 1000).toISOString().slice(0, 10)}`;
+        for (const f of ['price', 'tvl', 'liquidFunds']) same(e.vault[f], r[f], `${what} ${f}`);
+        if (Number(r.settled)) {
+          sameBlock(e.vault.apy, r, 'apy', what);
+          sameBlock(e.vault.navApy, r, 'navApy', what);
+        } else {
+          expect(e.vault.apy, what).toBeNull();
+          expect(e.vault.navApy, what).toBeNull();
+        }
+        const mine = assets.filter((a) => Number(a.day) === e.day);
+        expect(Object.keys(e.assets), what).toEqual(mine.map((a) => a.slug));
+        for (const a of mine)
+          for (const f of ['price', 'apy7d', 'apy30d', 'compositionPct'])
+            same(e.assets[a.slug][f], a[f], `${what} ${a.slug}.${f}`);
+      }
+      if (slug === SLUG.alpha) {
+        expect(history.length).toBe(45);
+        expect(assets.length).toBeGreaterThan(80);
+        expect(rows.filter((r) => r.navApy_sec30d !== null).length).toBeGreaterThan(5);
+      }
+    }
+  });
+
+  it('apy-history: compositionApy and navApy of every settled day, on every chain', async () => {
+    let days = 0;
+    for (const chainId of [PRIMARY, MAINNET])
+      for (const slug of SLUGS) {
+        const rows = await runDoc(vaultApi, 'api-apy-history', { slug, now: NOW, chainId });
+        const item = (
+          await vaultApi.get(`/v1/vaults/apy-history?status=all&order=asc&chainId=${chainId}`)
+        ).body.data.find((h: { vaultAddress: string }) => h.vaultAddress === vaultAddressOf(slug));
+        expect(item, slug).toBeDefined();
+        expect(
+          item.history.map((h: { day: number }) => h.day),
+          `${slug} ${chainId}`,
+        ).toEqual(rows.map((r) => Number(r.day)));
+        for (const [i, h] of item.history.entries()) {
+          const what = `${slug} chain ${chainId} day ${h.day}`;
+          sameBlock(h.compositionApy, rows[i], 'compositionApy', what);
+          sameBlock(h.apy, rows[i], 'compositionApy', `${what} (apy)`);
+          sameBlock(h.navApy, rows[i], 'navApy', what);
+          days++;
+        }
+      }
+    expect(days).toBeGreaterThan(80);
+  });
+
+  it('holders-history: every vault, chain and day', async () => {
+    const from = NOW - 60 * DAY;
+    let n = 0;
+    for (const slug of SLUGS) {
+      const rows = await runDoc(vaultApi, 'api-holders-history', { slug, from, to: NOW });
+      const { history } = (
+        await vaultApi.get(`/v1/vaults/${slug}/holders-history?startDate=${from}&endDate=${NOW}`)
+      ).body.data;
+      expect(history.length, slug).toBe(rows.length);
+      for (const [i, h] of history.entries())
+        for (const f of ['day', 'chainId', 'start', 'end', 'min', 'max', 'average', 'count']) {
+          same(h[f], rows[i][f], `${slug} ${h.day} ${h.chainId} ${f}`);
+          n++;
+        }
+    }
+    expect(n).toBeGreaterThan(8 * 40);
+  });
+});
+
+const ADDRESSES: Record<string, string> = {
+  [SLUG.alpha]: '0x00000000000000000000000000000000000000a1',
+  [SLUG.beta]: '0x00000000000000000000000000000000000000b1',
+  [SLUG.gamma]: '0x00000000000000000000000000000000000000c1',
+};
+const vaultAddressOf = (slug: string) => ADDRESSES[slug];
