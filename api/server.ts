@@ -17,6 +17,7 @@ import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
 import { ENDPOINTS } from './http/endpoints.ts';
 import { createHttpKit } from './http/kit.ts';
+import type { Readiness } from './readiness.ts';
 import { pipelineStatus } from './status.ts';
 
 export interface ApiDeps {
@@ -32,8 +33,10 @@ export interface ApiDeps {
   ingestProgress?: () => Record<string, unknown>;
   /** The mint-flow tracker, for on-demand lookups of unknown signatures. */
   mintFlow?: HandlerDeps['mintFlow'];
-  /** True once migrations ran (and, with ingesters, chains caught up). */
-  ready: () => boolean;
+  /** A fixed readiness answer (stand-in apps); used only when `readiness` is absent. */
+  ready?: () => boolean;
+  /** The `/readyz` check (api/readiness.ts): migrations, chain phases, stored watermark lag. */
+  readiness?: Pick<Readiness, 'check'>;
 }
 
 export function createApp(deps: ApiDeps): Koa {
@@ -61,10 +64,17 @@ export function createApp(deps: ApiDeps): Koa {
   router.get('/livez', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  router.get('/readyz', (ctx) => {
-    const ok = deps.ready();
+  router.get('/readyz', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    if (deps.readiness) {
+      const report = await deps.readiness.check();
+      ctx.status = report.status === 'ready' ? 200 : 503;
+      ctx.body = report;
+      return;
+    }
+    const ok = deps.ready?.() ?? false;
     ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ready' : 'starting' };
+    ctx.body = { status: ok ? 'ready' : 'not_ready', reasons: ok ? [] : ['not started'] };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = registry.contentType;

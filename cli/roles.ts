@@ -6,6 +6,8 @@
 
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { storedDataVersion } from '../api/data-version.ts';
+import { type ChainPhase, Readiness } from '../api/readiness.ts';
 import { createApp, listen } from '../api/server.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
@@ -17,6 +19,7 @@ import { startEvmIngest } from '../ingest/evm/index.ts';
 import { startMintFlowTracker } from '../ingest/mintflow/index.ts';
 import { publishRegistry } from '../ingest/registry.ts';
 import { startSolanaIngest } from '../ingest/solana/index.ts';
+import type { Store } from '../store/client.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { migrate } from '../views/migrate.ts';
 
@@ -75,8 +78,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const stoppers: (() => Promise<void>)[] = [];
   let ingestProgress: (() => Record<string, unknown>) | undefined;
   let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
-  // Ready (DESIGN section 7) once migrations ran and every followed chain has caught up.
-  let caughtUp = () => true;
+  // Ready (DESIGN section 7) once migrations ran, every followed chain is live and stored (api/readiness.ts).
+  let evmProgress: (() => ChainPhase[]) | undefined;
   if (roles.includes('ingest')) {
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
@@ -89,7 +92,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       () => solana.stop(),
       () => evm.stop(),
     );
-    caughtUp = () => evm.progress().every((p) => p.phase === 'live');
+    evmProgress = () => evm.progress();
     ingestProgress = () => ({
       evm: evm.progress(),
       solana: solana.progress(),
@@ -105,11 +108,18 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     const app = createApp({
       store,
       config: cfg,
-      // In one process the consumers bump the version as batches land; a lone API role re-reads
-      // every few seconds (the cache TTL bounds staleness) until the data-version table arrives.
-      dataVersion: processor ? () => processor.dataVersion : () => Math.floor(Date.now() / 5000),
+      // In one process the consumers bump the version as batches land; a lone API role reads the
+      // stored data version (api/data-version.ts), at most once a second.
+      dataVersion: processor ? () => processor.dataVersion : await storedVersion(store, log),
       log,
-      ready: () => ready && caughtUp(),
+      readiness: new Readiness({
+        store,
+        maxLagSeconds: cfg.api.readiness.maxLagSeconds,
+        migrated: () => ready,
+        progress: evmProgress,
+        // Without an ingester here: the chains configured with an RPC (else every stored chain).
+        chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),
+      }),
       mintFlow,
       ingestProgress,
       bus: running.processor
@@ -149,4 +159,10 @@ export async function runUntilSignal(running: Running, log: Logger): Promise<voi
   });
   await running.stop();
   log.info('stopped');
+}
+/** The API-only role's data version, read from the store (first read done before serving). */
+async function storedVersion(store: Store, log: Logger): Promise<() => string> {
+  const v = storedDataVersion(store, { log });
+  await v.refresh();
+  return () => v.current();
 }

@@ -38,8 +38,12 @@ export const historyHandlers: HandlerMap = {
         q.startDate ?? 0,
         Math.min(q.endDate ?? now, now),
         q.order,
+        deps.config.api.maxSourceErrorsPerVault,
       );
-      const data = contexts.map((c) => apyHistoryOf(c, q, errors.get(c.vault.slug) ?? []));
+      const data = contexts.map((c) => {
+        const e = errors.get(c.vault.slug);
+        return apyHistoryOf(c, q, e?.errors ?? [], e?.total ?? 0);
+      });
       return { body: { data }, watermark };
     });
   },

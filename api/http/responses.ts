@@ -150,15 +150,26 @@ export const apyHistoryItem = named(
         })
         .meta({ description: `Only settled days; the current UTC day is omitted. ${SETTLED}` }),
     ),
-    errors: z.array(
-      z.object({
-        source: z.string(),
-        operation: z.string(),
-        message: z.string(),
-        code: z.string().meta({ description: 'e.g. `TIMEOUT`.' }),
-        timestamp: unixSeconds('When the failure happened'),
+    errors: z
+      .array(
+        z.object({
+          source: z.string(),
+          operation: z.string(),
+          message: z.string(),
+          code: z.string().meta({ description: 'e.g. `TIMEOUT`.' }),
+          timestamp: unixSeconds('When the failure happened'),
+        }),
+      )
+      .meta({
+        description:
+          'The most recent data-source errors in the range (at most `api.maxSourceErrorsPerVault`, default 100), ordered as `order` says.',
       }),
-    ),
+    errorsTotal: z
+      .number()
+      .int()
+      .meta({
+        description: 'How many data-source errors the range holds in all (`errors` lists the most recent).',
+      }),
   }),
 );
 

@@ -15,14 +15,18 @@ import { DAY } from './vault-numbers.ts';
 export type ApyHistory = z.infer<typeof apyHistoryItem>;
 export type SourceError = ApyHistory['errors'][number];
 
-/** vault slug -> its data-source errors with time in [from, to], ordered by time as `order` says. */
+/**
+ * vault slug -> its data-source errors with time in [from, to]: the `limit` most recent,
+ * ordered by time as `order` says, and how many there are in all.
+ */
 export async function loadSourceErrors(
   store: Store,
   slugs: readonly string[],
   from: number,
   to: number,
   order: 'asc' | 'desc',
-): Promise<Map<string, SourceError[]>> {
+  limit = 100,
+): Promise<Map<string, { errors: SourceError[]; total: number }>> {
   const rows = await store.query<{
     vault: string;
     source: string;
@@ -30,24 +34,29 @@ export async function loadSourceErrors(
     message: string;
     code: string;
     ts_s: string;
+    total: string;
   }>(
-    `SELECT vault, source, operation, message, code, toString(toUnixTimestamp(ts)) AS ts_s
-     FROM ${store.database}.source_errors
-     WHERE vault IN {slugs:Array(String)} AND ts >= toDateTime({from:UInt32}) AND ts <= toDateTime({to:UInt32})
+    `SELECT vault, source, operation, message, code, ts_s, total FROM (
+       SELECT vault, source, operation, message, code, ts, toString(toUnixTimestamp(ts)) AS ts_s,
+         toString(count() OVER (PARTITION BY vault)) AS total
+       FROM ${store.database}.source_errors
+       WHERE vault IN {slugs:Array(String)} AND ts >= toDateTime({from:UInt32}) AND ts <= toDateTime({to:UInt32})
+       ORDER BY ts DESC, source, operation
+       LIMIT {limit:UInt32} BY vault)
      ORDER BY ts ${order === 'asc' ? 'ASC' : 'DESC'}, source, operation`,
-    { slugs, from, to },
+    { slugs, from, to, limit },
   );
-  const out = new Map<string, SourceError[]>();
+  const out = new Map<string, { errors: SourceError[]; total: number }>();
   for (const r of rows) {
-    const list = out.get(r.vault) ?? [];
-    list.push({
+    const entry = out.get(r.vault) ?? { errors: [], total: Number(r.total) };
+    entry.errors.push({
       source: r.source,
       operation: r.operation,
       message: r.message,
       code: r.code,
       timestamp: Number(r.ts_s),
     });
-    out.set(r.vault, list);
+    out.set(r.vault, entry);
   }
   return out;
 }
@@ -57,6 +66,7 @@ export function apyHistoryOf(
   ctx: VaultContext,
   range: DayRange & { chainId: number },
   errors: SourceError[],
+  errorsTotal = errors.length,
 ): ApyHistory {
   const index = indexSnapshots(ctx.series.snapshots);
   const history = historyDays(ctx, range)
@@ -65,5 +75,5 @@ export function apyHistoryOf(
       const composition = compositionApy(compositionAt(ctx.vault, index, day + DAY - 1));
       return { day, apy: composition, compositionApy: composition, navApy: navApy(ctx, range.chainId, day) };
     });
-  return { vaultAddress: ctx.vault.vaultAddress, history, errors };
+  return { vaultAddress: ctx.vault.vaultAddress, history, errors, errorsTotal };
 }

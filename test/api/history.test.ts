@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
+import { loadSourceErrors } from '../../api/read/history-apy.ts';
+import { parseConfig } from '../../core/config.ts';
 import { useVaultApi } from '../support/api-fixture.ts';
 import { DAY } from '../support/events.ts';
 import { dayTs, errors, MAINNET, NOW, PRIMARY, SLUG, TODAY } from '../support/vault-scenario.ts';
@@ -207,6 +209,7 @@ describe('GET /v1/vaults/apy-history', () => {
         timestamp: e.ts,
       }));
     expect(all.errors).toEqual(expected);
+    expect(all.errorsTotal).toBe(expected.length);
     expect(all.errors.map((e: { code: string }) => e.code)).toContain('TIMEOUT');
 
     const from30 = (await get(`/v1/vaults/apy-history?startDate=${dayTs(30)}&order=asc`)).body.data[0];
@@ -214,6 +217,19 @@ describe('GET /v1/vaults/apy-history', () => {
     expect(from30.history.map((e: { day: number }) => indexOf(e.day))).toEqual(
       Array.from({ length: TODAY - 2 - 30 + 1 }, (_, k) => 30 + k),
     );
+  });
+
+  it('bounds the error list to the most recent N per vault, with the total count (issue 11)', async () => {
+    const mine = errors.filter((e) => e.vault === SLUG.alpha).sort((a, b) => b.ts - a.ts);
+    expect(mine.length).toBeGreaterThan(1);
+    for (const order of ['desc', 'asc'] as const) {
+      const got = (await loadSourceErrors(api.store, [SLUG.alpha], 0, NOW, order, 1)).get(SLUG.alpha)!;
+      expect(got.total).toBe(mine.length);
+      const recent = mine.slice(0, 1).map((e) => e.ts);
+      expect(got.errors.map((e) => e.timestamp)).toEqual(order === 'desc' ? recent : [...recent].reverse());
+    }
+    // The default bound, from the config.
+    expect(parseConfig({}).api.maxSourceErrorsPerVault).toBe(100);
   });
 
   it('prices navApy on the requested chain', async () => {

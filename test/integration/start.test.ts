@@ -35,6 +35,7 @@ describe('vaultstream start (embedded)', () => {
         ...process.env,
         VAULTSTREAM_DATA_DIR: join(dir, 'data'),
         API_PORT: '0',
+        VAULTSTREAM__sql__http__port: '0',
         LOG_LEVEL: 'info',
         // The configured registry only: the devnet run is test/e2e/devnet.test.ts.
         VAULTSTREAM__devnet__enabled: 'false',
@@ -45,7 +46,7 @@ describe('vaultstream start (embedded)', () => {
     child.stderr!.on('data', (d) => (log += d));
     const url = await poll(async () => /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1]);
     expect((await fetch(`${url}/livez`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', reasons: [] });
     const status = await poll(async () => {
       const s = await (await fetch(`${url}/status`)).json();
       return s.rows.registry_raw === 3 ? s : undefined;

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, listen } from '../../api/server.ts';
+import { type ApiDeps, createApp, listen } from '../../api/server.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { runCli } from './cli.ts';
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   config?: Record<string, unknown>;
   /** The API's clock (ms); default `Date.now`. */
   clock?: () => number;
+  /** Builds the `/readyz` check over the harness's store (default: always ready). */
+  readiness?: (store: Store, config: Config) => ApiDeps['readiness'];
 }
 
 /** Replays `lines` (NDJSON events, registry first) and serves the API over the result. */
@@ -48,7 +50,14 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
 
   const config = parseConfig({ ...opts.config, dataDir });
   const store = await createStore(config);
-  const app = createApp({ store, config, clock: opts.clock, dataVersion: () => 1, ready: () => true });
+  const app = createApp({
+    store,
+    config,
+    clock: opts.clock,
+    dataVersion: () => 1,
+    ready: () => true,
+    readiness: opts.readiness?.(store, config),
+  });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,0 +1,56 @@
+/**
+ * The data version of an API process that runs without the consumers (the API-only
+ * role): read from the store, so the response cache is keyed by what was stored and
+ * not by a clock. It is the active parts of the database's tables (count, rows and
+ * newest modification time): every insert the consumers land adds a part, so it
+ * changes exactly when new data lands (a background merge may change it too, which
+ * only costs a cache refill). Read at most once per `minIntervalMs`, in the
+ * background: `current()` never waits on the store.
+ */
+import type { Logger } from '../core/log.ts';
+import type { Store } from '../store/client.ts';
+
+export interface StoredDataVersion {
+  /** The last version read (synchronous; triggers a background refresh when stale). */
+  current(): string;
+  /** Reads the version now (single flight). */
+  refresh(): Promise<string>;
+}
+
+export function storedDataVersion(
+  store: Store,
+  opts: { clock?: () => number; minIntervalMs?: number; log?: Logger } = {},
+): StoredDataVersion {
+  const clock = opts.clock ?? Date.now;
+  const minInterval = opts.minIntervalMs ?? 1000;
+  let version = 'unread';
+  let readAt = Number.NEGATIVE_INFINITY;
+  let running: Promise<string> | undefined;
+  const refresh = (): Promise<string> => {
+    running ??= (async () => {
+      readAt = clock();
+      try {
+        const [r] = await store.query<{ parts: string; rows: string; modified: string }>(
+          `SELECT toString(count()) AS parts, toString(sum(rows)) AS rows,
+             toString(toUnixTimestamp64Milli(toDateTime64(max(modification_time), 3))) AS modified
+           FROM system.parts WHERE database = {db:String} AND active`,
+          { db: store.database },
+        );
+        version = r ? `${r.parts}-${r.rows}-${r.modified}` : 'empty';
+      } catch (err) {
+        opts.log?.warn({ err: String(err) }, 'data version: store read failed');
+      }
+      return version;
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return {
+    current() {
+      if (clock() - readAt >= minInterval) void refresh();
+      return version;
+    },
+    refresh,
+  };
+}
