@@ -4,7 +4,12 @@
  * a statement that names its own FORMAT prints the engine's bytes as they are, any other is
  * printed as a table, JSON or CSV.
  */
-import { VaultstreamError } from '../core/errors.ts';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type SqlHttp, startSqlHttp } from '../api/sql/server.ts';
+import type { Config } from '../core/config.ts';
+import { errorMessage, VaultstreamError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
 import {
   checkReadOnly,
@@ -64,4 +69,91 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
   } catch (err) {
     throw sqlError(err);
   }
+}
+
+/** Where a running process records its SQL interface's address, for `vaultstream sql` from another shell. */
+export function sqlAddressFile(dataDir: string): string {
+  return join(resolve(dataDir), 'sql-http.json');
+}
+
+/**
+ * Serves the ClickHouse-compatible SQL interface when the store is embedded (a ClickHouse
+ * server has its own), records its address under the data directory, and returns its stop.
+ */
+export async function serveSql(cfg: Config, store: Store, log: Logger): Promise<(() => Promise<void>) | undefined> {
+  if (store.kind !== 'chdb' || !cfg.sql.http.enabled) return undefined;
+  let sql: SqlHttp;
+  try {
+    sql = await startSqlHttp({ store, settings: cfg.sql, log });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new VaultstreamError(
+        'PORT_IN_USE',
+        `the SQL interface cannot listen on ${cfg.sql.http.host}:${cfg.sql.http.port}: the port is in use; set sql.http.port (VAULTSTREAM__sql__http__port) or sql.http.enabled=false`,
+        { cause: err },
+      );
+    throw err;
+  }
+  const file = sqlAddressFile(cfg.dataDir);
+  writeFileSync(file, `${JSON.stringify({ url: sql.url, pid: process.pid })}\n`);
+  log.info({ url: sql.url }, 'SQL interface listening (ClickHouse HTTP, read-only)');
+  process.stdout.write(`vaultstream SQL ${sql.url} (ClickHouse HTTP interface, read-only)\n`);
+  return async () => {
+    rmSync(file, { force: true });
+    await sql.close();
+  };
+}
+
+/**
+ * `vaultstream sql` while another process owns the data directory: the query goes through that
+ * process's SQL interface, printed in the same formats.
+ */
+export async function runSqlRemote(cfg: Config, owner: number, query: string, opts: SqlOptions): Promise<string | Buffer> {
+  let url: string | undefined;
+  try {
+    const rec = JSON.parse(readFileSync(sqlAddressFile(cfg.dataDir), 'utf8')) as { url?: string; pid?: number };
+    if (rec.pid === owner) url = rec.url;
+  } catch {}
+  if (!url)
+    throw new VaultstreamError(
+      'STORE_UNAVAILABLE',
+      `data directory ${resolve(cfg.dataDir)} is in use by process ${owner}, which serves no SQL interface (sql.http.enabled is off, or it is not a store role); stop it, or enable sql.http`,
+    );
+  if (opts.write)
+    throw new VaultstreamError(
+      'READ_ONLY',
+      `--write needs the data directory, which process ${owner} holds; its SQL interface is read-only: stop it first to write`,
+    );
+  const user = cfg.sql.http.users[0];
+  const res = await fetch(`${url}/?default_format=JSONEachRow`, {
+    method: 'POST',
+    body: query,
+    headers: { 'X-ClickHouse-User': user.name, 'X-ClickHouse-Key': user.password },
+  }).catch((err: unknown) => {
+    throw new VaultstreamError('STORE_UNAVAILABLE', `cannot reach the SQL interface at ${url}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (!res.ok) {
+    const code = Number(res.headers.get('x-clickhouse-exception-code'));
+    const text = body.toString('utf8').trim();
+    const message = text.replace(/^Code: \d+\. DB::Exception: /, '').replace(/ \(version [^)]*\)$/, '');
+    if (code === 164)
+      throw new VaultstreamError(
+        'READ_ONLY',
+        `${message.replace(/\. \(READONLY\)$/, '')}. \`vaultstream sql\` is read-only unless --write is given`,
+        { details: { clickhouseCode: code } },
+      );
+    throw new VaultstreamError(code === 159 ? 'TIMEOUT' : code === 62 ? 'SQL_SYNTAX' : 'BAD_INPUT', message, {
+      details: { clickhouseCode: code },
+    });
+  }
+  if (res.headers.get('x-clickhouse-format') !== 'JSONEachRow') return body;
+  const rows = body
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return formatRows(rows, opts.format);
 }

@@ -158,14 +158,14 @@ describe('refused before it runs, with nothing happening on the side', () => {
 
   it('a second statement is a syntax error (the engine parses one statement) and never runs', async () => {
     const err = await refusal(`SELECT 1; INSERT INTO FUNCTION file('${written}', 'LineAsString') SELECT 'x'`);
-    expect(err.code).toBe('BAD_INPUT');
+    expect(err.code).toBe('SQL_SYNTAX');
     expect(err.message).toMatch(/^SYNTAX_ERROR: Syntax error \(Multi-statements are not allowed\)/);
     expect(existsSync(written)).toBe(false);
   });
 
-  it('a syntax error is the user mistake BAD_INPUT with ClickHouse code 62', async () => {
+  it('a syntax error is the user mistake SQL_SYNTAX with ClickHouse code 62', async () => {
     const err = await refusal('SELEC 1');
-    expect(err.code).toBe('BAD_INPUT');
+    expect(err.code).toBe('SQL_SYNTAX');
     expect(err.message).toMatch(/^SYNTAX_ERROR: Syntax error/);
     expect(err.details?.clickhouseCode).toBe(62);
   });

@@ -54,6 +54,7 @@ export async function startService(
   const env: Record<string, string> = {
     VAULTSTREAM_DATA_DIR: dataDir,
     API_PORT: '0',
+    VAULTSTREAM__sql__http__port: '0',
     LOG_LEVEL: 'info',
   };
   for (const [k, v] of Object.entries({ enabled: 'true', ...devnet })) env[`VAULTSTREAM__devnet__${k}`] = v;
