@@ -164,12 +164,9 @@ export const apyHistoryItem = named(
         description:
           'The most recent data-source errors in the range (at most `api.maxSourceErrorsPerVault`, default 100), ordered as `order` says.',
       }),
-    errorsTotal: z
-      .number()
-      .int()
-      .meta({
-        description: 'How many data-source errors the range holds in all (`errors` lists the most recent).',
-      }),
+    errorsTotal: z.number().int().meta({
+      description: 'How many data-source errors the range holds in all (`errors` lists the most recent).',
+    }),
   }),
 );
 
