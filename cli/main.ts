@@ -2,14 +2,14 @@
  * The `vaultstream` command. Every subcommand reads the same config (file plus
  * environment, validated once); `--help` on any of them lists its options.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { pipelineStatus } from '../api/status.ts';
 import { type Config, loadConfig } from '../core/config.ts';
 import { createBus, createCodec, createStore, type Store } from '../core/context.ts';
-import { errorMessage, VaultstreamError } from '../core/errors.ts';
+import { describeError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
 import { createLogger } from '../core/log.ts';
 import { startDevnet } from '../devnet/run.ts';
@@ -18,10 +18,16 @@ import { StreamProcessor } from '../streams/processor.ts';
 import { renderCatalogue } from '../views/catalogue.ts';
 import { migrate } from '../views/migrate.ts';
 import { type Format, formatRows } from './output.ts';
+import { startProgress } from './progress.ts';
 import { claimDataDir, type Role, runRoles, runUntilSignal } from './roles.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const program = new Command('vaultstream')
   .description('Multi-chain DeFi vault data: ingest, stream into ClickHouse, serve the API')
+  .version(version, '-V, --version', 'print the version')
   .option(
     '-c, --config <file>',
     'config file (YAML or JSON); default $VAULTSTREAM_CONFIG or config/default.yaml',
@@ -85,7 +91,14 @@ program
   .action(async () => {
     const cfg = config();
     const log = createLogger(cfg.logLevel);
-    const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log });
+    const progress = startProgress({ log, intervalMs: cfg.ingest.progressLogIntervalMs });
+    const devnet = await startDevnet({
+      settings: cfg.devnet,
+      dataDir: cfg.dataDir,
+      log,
+      onProgress: progress.devnet,
+    });
+    progress.stop();
     process.stdout.write(
       `${stringifyYaml({ chains: devnet.chains, vaults: devnet.vaults })}# ground truth: ${devnet.truthFile}\n`,
     );
@@ -202,7 +215,8 @@ program
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  const code = err instanceof VaultstreamError ? err.code : 'INTERNAL';
-  process.stderr.write(`vaultstream: ${code}: ${errorMessage(err)}\n`);
+  // Operator mistakes (a port in use, bad SQL, a missing config file) get their own code and a hint.
+  const e = describeError(err);
+  process.stderr.write(`vaultstream: ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
   process.exit(2);
 });

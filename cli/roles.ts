@@ -22,6 +22,7 @@ import { startSolanaIngest } from '../ingest/solana/index.ts';
 import type { Store } from '../store/client.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { migrate } from '../views/migrate.ts';
+import { nothingToIngest, type ProgressDisplay, startProgress } from './progress.ts';
 
 export type Role = 'ingest' | 'streams' | 'api';
 
@@ -49,10 +50,20 @@ export function claimDataDir(cfg: Config): () => void {
  * chains and registry in place of the configured ones: the rest of the process then
  * reads the devnet like any other chains.
  */
-async function withDevnet(cfg: Config, log: Logger): Promise<{ cfg: Config; devnet: Devnet }> {
+async function withDevnet(
+  cfg: Config,
+  log: Logger,
+  progress?: ProgressDisplay,
+): Promise<{ cfg: Config; devnet: Devnet }> {
   log.info({ chains: cfg.devnet.chainIds, backfillDays: cfg.devnet.backfillDays }, 'devnet: starting');
   // The data directory is ours (claimed) and the store and bus are not open yet: a previous devnet's data can go.
-  const devnet = await startDevnet({ settings: cfg.devnet, dataDir: cfg.dataDir, log, clearPrevious: true });
+  const devnet = await startDevnet({
+    settings: cfg.devnet,
+    dataDir: cfg.dataDir,
+    log,
+    clearPrevious: true,
+    onProgress: progress?.devnet,
+  });
   const chains = devnet.chains.map((c) => chainSchema.parse(c));
   const vaults = devnet.vaults.map((v) => vaultSchema.parse(v));
   return { cfg: { ...cfg, chains, vaults }, devnet };
@@ -62,7 +73,12 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const release = claimDataDir(configured);
   let cfg = configured;
   let devnet: Devnet | undefined;
-  if (roles.includes('ingest') && cfg.devnet.enabled) ({ cfg, devnet } = await withDevnet(cfg, log));
+  // Live backfill progress per chain (cli/progress.ts): bars on a terminal, else periodic log lines.
+  const progress: ProgressDisplay | undefined = roles.includes('ingest')
+    ? startProgress({ log, intervalMs: cfg.ingest.progressLogIntervalMs })
+    : undefined;
+  if (roles.includes('ingest') && cfg.devnet.enabled)
+    ({ cfg, devnet } = await withDevnet(cfg, log, progress));
   const bus = await createBus(cfg, log);
   const codec = createCodec(cfg);
   await bus.connect();
@@ -81,9 +97,12 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   // Ready (DESIGN section 7) once migrations ran, every followed chain is live and stored (api/readiness.ts).
   let evmProgress: (() => ChainPhase[]) | undefined;
   if (roles.includes('ingest')) {
+    const nothing = nothingToIngest(cfg);
+    if (nothing) log.warn(nothing);
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
     const evm = startEvmIngest({ config: cfg, bus, codec, log });
+    progress?.follow(() => evm.progress());
     const solana = startSolanaIngest({ config: cfg, bus, codec, log });
     mintFlow = startMintFlowTracker({ config: cfg, bus, codec, log });
     const tracker = mintFlow;
@@ -134,6 +153,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     process.stdout.write(`vaultstream API ${url}/v1  docs ${url}/docs  status ${url}/status\n`);
   }
   running.stop = async () => {
+    progress?.stop();
     await new Promise<void>((r) => (running.server ? running.server.close(() => r()) : r()));
     for (const stopIngester of stoppers) await stopIngester();
     await running.processor?.stop();
