@@ -21,7 +21,7 @@ import { createClient } from '@clickhouse/client';
 import { ClickHouseContainer, type StartedClickHouseContainer } from '@testcontainers/clickhouse';
 import { KafkaContainer, type StartedKafkaContainer } from '@testcontainers/kafka';
 import { Kafka, logLevel } from 'kafkajs';
-import { getContainerRuntimeClient } from 'testcontainers';
+import { getContainerRuntimeClient, Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -168,17 +168,27 @@ suite(suiteName, () => {
   let streamsOutput = '';
   let dataDir = '';
   let env: NodeJS.ProcessEnv = {};
+  let network: StartedNetwork | undefined;
 
   beforeAll(async () => {
+    // users.d admits its users only from CLICKHOUSE_ALLOWED_NETWORK, the compose project's network:
+    // here a network of our own, whose gateway is where the host's mapped-port connections come from.
+    network = await new Network().start();
+    const runtime = await getContainerRuntimeClient();
+    const info = await runtime.network.getById(network.getId()).inspect();
+    const subnet = (info.IPAM?.Config ?? []).map((c) => c.Subnet).find((s) => s && !s.includes(':'));
+    if (!subnet) throw new Error(`network ${network.getName()} has no IPv4 subnet`);
     const [k, ch] = await Promise.all([
       new KafkaContainer(KAFKA_IMAGE).withKraft().start(),
       new ClickHouseContainer(CLICKHOUSE_IMAGE)
         .withCopyFilesToContainer([
           { source: USERS_XML, target: '/etc/clickhouse-server/users.d/vaultstream.xml', mode: 0o644 },
         ])
+        .withNetwork(network)
         .withEnvironment({
           CLICKHOUSE_WRITER_PASSWORD: WRITER_PASSWORD,
           CLICKHOUSE_ANALYST_PASSWORD: ANALYST_PASSWORD,
+          CLICKHOUSE_ALLOWED_NETWORK: subnet,
         })
         .start(),
     ]);
@@ -226,6 +236,7 @@ suite(suiteName, () => {
   afterAll(async () => {
     await stopProcess(streams);
     await Promise.allSettled([kafka?.stop(), clickhouse?.stop()]);
+    await network?.stop().catch(() => {});
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
