@@ -20,9 +20,22 @@ describe('catalogue', () => {
         'price_daily',
         'fees_daily',
         'mint_state',
+        'vault_tvl_daily',
+        'nav_apy_daily',
+        'fees_daily_by_kind',
       ])
         expect(generated).toContain(`## ${t}\n`);
       expect(readFileSync(join(ROOT, 'docs', 'views.md'), 'utf8')).toBe(generated);
+      // Every table and view says what it is, every column what it means (and its unit).
+      const tables = generated.split('\n# Queries')[0];
+      expect(tables.match(/^## /gm)?.length).toBeGreaterThan(50);
+      expect(tables).not.toContain('(no comment)');
+      const columns = tables.split('\n').filter((l) => /^\| \w+ \| `/.test(l));
+      expect(columns.length).toBeGreaterThan(400);
+      expect(columns.filter((l) => /\|\s*\|$/.test(l))).toEqual([]);
+      // The example queries follow, as the tests run them.
+      for (const q of ['01-daily-tvl-per-vault.sql', '10-vault-day-overview.sql', 'api-vault-numbers.sql'])
+        expect(generated).toContain(`## ${q}\n\n\`\`\`sql\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
