@@ -26,6 +26,7 @@ import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { depositFees } from './deposit-fees.ts';
 import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
+import { RpcFault } from './rpc.ts';
 import { takeSnapshot } from './snapshots.ts';
 
 /** An ingested block of the reorg window, with what was published for it. */
@@ -110,8 +111,17 @@ export class ChainFollower {
 
   /** Block 0's hash must be the checkpoint's: the same RPC URL may now serve another chain (a new devnet). */
   private async checkGenesis(): Promise<void> {
-    const [g] = await this.o.reader.headers(0, 0);
     const chain = this.o.contracts.chain;
+    let g: BlockHeader;
+    try {
+      [g] = await this.o.reader.headers(0, 0);
+    } catch (e) {
+      // A node that answers but has no block 0 (pruned history): follow on unchecked rather than never.
+      if (!(e instanceof RpcFault && e.fault === 'RPC_ERROR')) throw e;
+      this.o.log.warn({ err: e.message }, 'no genesis header from the node: chain identity not checked');
+      this.genesisChecked = true;
+      return;
+    }
     if (this.state.genesis === undefined) {
       this.state.genesis = g.hash;
       this.o.checkpoint.save(this.state);
