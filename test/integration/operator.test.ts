@@ -5,7 +5,7 @@
  * per chain, as the screen shows them. And the warning when nothing is set to ingest.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,7 @@ const DEVNET = {
 
 interface Proc {
   child: ChildProcess;
+  stdout: () => string;
   stderr: () => string;
   waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
   stop(): Promise<number | null>;
@@ -52,11 +53,13 @@ function run(args: string[], env: Record<string, string>): Proc {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
-  child.stdout?.resume();
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (err += d));
   const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   return {
     child,
+    stdout: () => out,
     stderr: () => err,
     async waitFor(re, timeoutMs = 90_000) {
       const until = Date.now() + timeoutMs;
@@ -127,6 +130,48 @@ describe('vaultstream start, not on a terminal', () => {
       'nothing to ingest: no chain has rpcUrls, the devnet is off and solana.rpcUrls is empty; set chains[].rpcUrls (or solana.rpcUrls) in the config file, or devnet.enabled: true (VAULTSTREAM__devnet__enabled=true) for the local devnet',
     ]);
   }, 120_000);
+});
+
+describe("the README's examples on the devnet that `npm start` runs", () => {
+  it('every example URL answers 200 and every example slug is a devnet vault', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const urls = [...readme.matchAll(/curl -s '?http:\/\/127\.0\.0\.1:3000(\/[^\s']*)'?/g)].map((m) => m[1]);
+    expect(urls.length).toBeGreaterThanOrEqual(5);
+    const slugs = new Set([
+      ...[...readme.matchAll(/"vault":"([a-z0-9-]+)"/g)].map((m) => m[1]),
+      ...[...readme.matchAll(/\/vaults\/([a-z0-9-]+)\//g)].map((m) => m[1]),
+    ]);
+    const p = run(['start'], {
+      ...DEVNET,
+      ...freePorts(),
+      LOG_LEVEL: 'warn',
+      VAULTSTREAM_DATA_DIR: join(dir, 'readme'),
+    });
+    try {
+      const until = Date.now() + 120_000;
+      while (!/vaultstream API http:\/\/127\.0\.0\.1:\d+\/v1/.test(p.stdout())) {
+        if (Date.now() > until || p.child.exitCode !== null)
+          throw new Error(`no API line; stderr:\n${p.stderr()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const base = p.stdout().match(/vaultstream API (http:\/\/127\.0\.0\.1:\d+)\/v1/)?.[1];
+      // Wait until the backfilled data is stored: the first vault has a performance history.
+      for (;;) {
+        const r = await fetch(`${base}/v1/vaults/ndev0/performance-history`);
+        const body = r.ok ? ((await r.json()) as { data: { history: unknown[] } }) : undefined;
+        if (body?.data.history.length) break;
+        if (Date.now() > until) throw new Error('the devnet data never arrived');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const served = (
+        (await (await fetch(`${base}/v1/vaults`)).json()) as { data: { slug: string }[] }
+      ).data.map((v) => v.slug);
+      for (const slug of slugs) expect(served, `README slug ${slug}`).toContain(slug);
+      for (const url of urls) expect((await fetch(`${base}${url}`)).status, url).toBe(200);
+    } finally {
+      await p.stop();
+    }
+  }, 240_000);
 });
 
 const hasTmux = (() => {
