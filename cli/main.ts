@@ -34,8 +34,21 @@ const program = new Command('vaultstream')
   )
   .showHelpAfterError();
 
+/** The config the command loaded, for the error report (which setting chose a port). */
+let loaded: Config | undefined;
+
 function config(): Config {
-  return loadConfig(program.opts().config);
+  loaded = loadConfig(program.opts().config);
+  return loaded;
+}
+
+/** The setting behind each port the process listens on: a port in use names the one to change. */
+function portSettings(cfg: Config | undefined): Record<number, string> {
+  if (!cfg) return {};
+  return {
+    [cfg.sql.http.port]: 'sql.http.port in the config file, or VAULTSTREAM__sql__http__port=<port>',
+    [cfg.api.port]: 'api.port in the config file, or API_PORT=<port>',
+  };
 }
 
 /** Runs `fn` with the configured store, holding the embedded data directory meanwhile. */
@@ -216,7 +229,7 @@ program
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Operator mistakes (a port in use, bad SQL, a missing config file) get their own code and a hint.
-  const e = describeError(err);
+  const e = describeError(err, { portSettings: portSettings(loaded) });
   process.stderr.write(`vaultstream: ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
   process.exit(2);
 });

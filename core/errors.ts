@@ -86,12 +86,17 @@ function syntaxMessage(text: string): string | undefined {
   return `syntax error in the SQL: ${detail}`;
 }
 
+export interface DescribeOptions {
+  /** The setting that chose each listening port (e.g. 8123: `sql.http.port in the config file`). */
+  portSettings?: Record<number, string>;
+}
+
 /**
  * Turns the mistakes an operator makes into their own error with a hint: a port already
  * taken, a SQL syntax error. Any other `VaultstreamError` is returned as it is; anything
  * else becomes `INTERNAL`.
  */
-export function describeError(err: unknown): VaultstreamError {
+export function describeError(err: unknown, opts: DescribeOptions = {}): VaultstreamError {
   const inUse = findCause(err, (e) => e?.code === 'EADDRINUSE');
   if (inUse) {
     const where = inUse.port !== undefined ? `${inUse.address ?? ''}:${inUse.port}` : errorMessage(inUse);
@@ -101,7 +106,10 @@ export function describeError(err: unknown): VaultstreamError {
       {
         cause: err,
         details: { address: inUse.address, port: inUse.port },
-        hint: 'stop the other process, or choose another port: api.port in the config file, or API_PORT=<port>',
+        hint: `stop the other process, or choose another port: ${
+          (inUse.port !== undefined && opts.portSettings?.[inUse.port]) ||
+          'api.port in the config file, or API_PORT=<port>'
+        }`,
       },
     );
   }
