@@ -1,0 +1,152 @@
+/**
+ * The API's latency with and without a heavy analyst query running on the same embedded engine:
+ * `npx tsx bench/sql-contention.ts [--seconds 8] [--vaults 20] [--holders 20000]`.
+ *
+ * chDB runs one query at a time, so an analyst's SQL (the ClickHouse HTTP interface) and the
+ * API share one engine. The store runs every waiting API query before any analyst query, but it
+ * cannot preempt one that is already running. Measured here, each for `seconds` at 20
+ * connections on `/v1/vaults/details`:
+ * - cached: the data version changes every second (as with live ingestion), so the API
+ *   queries the engine about once a second and answers from its cache otherwise;
+ * - uncached: the response cache off, every request queries the engine (the worst case);
+ * each quiet, then while a loop keeps one heavy analyst query (about a second of engine time
+ * each) running through the SQL interface. Results go to bench/results/sql-contention-latest.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createApp, listen } from '../api/server.ts';
+import { startSqlHttp } from '../api/sql/server.ts';
+import { parseConfig } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { createStore } from '../store/client.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const API_BENCH = join(SELF, '..', 'api.ts');
+const HEAVY = 'SELECT sum(cityHash64(number)) FROM numbers(400000000)';
+
+type Autocannon = (o: { url: string; connections: number; duration: number }) => Promise<{
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** Child role: the API and the SQL interface over `dataDir`; prints both ports. */
+async function serve(dataDir: string, cached: boolean): Promise<void> {
+  const config = parseConfig({ dataDir, logLevel: 'warn', api: { cache: { enabled: cached } } });
+  const store = await createStore(config);
+  const started = Date.now();
+  const app = createApp({
+    store,
+    config,
+    dataVersion: () => Math.floor((Date.now() - started) / 1000),
+    ready: () => true,
+  });
+  const api = await listen(app, '127.0.0.1', 0);
+  const sql = await startSqlHttp({
+    store,
+    log: createLogger('warn'),
+    settings: { ...config.sql, http: { ...config.sql.http, port: 0 } },
+  });
+  console.log(`PORTS ${(api.address() as AddressInfo).port} ${sql.url}`);
+}
+
+function child(args: string[]): Promise<{ proc: ChildProcess; line: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /^(PORTS .*)$/m.exec(out);
+      if (m) resolve({ proc, line: m[1] });
+    });
+    proc.on('exit', (code) =>
+      code === 0 ? resolve({ proc, line: out }) : reject(new Error(`${args[1]} exited ${code}`)),
+    );
+  });
+}
+
+async function measure(url: string, seconds: number) {
+  const r = await autocannon({ url, connections: 20, duration: seconds });
+  return {
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '8' },
+      vaults: { type: 'string', default: '20' },
+      holders: { type: 'string', default: '20000' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const dir = mkdtempSync(join(tmpdir(), 'vs-bench-sql-'));
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    seconds,
+    heavyQuery: HEAVY,
+    loadavgBefore: loadavg(),
+  };
+  try {
+    await child([API_BENCH, 'generate', dir, values.vaults!, values.holders!]);
+    for (const cached of [true, false]) {
+      const { proc, line } = await child([SELF, 'serve', dir, String(cached)]);
+      const [, apiPort, sqlUrl] = line.split(' ');
+      const url = `http://127.0.0.1:${apiPort}/v1/vaults/details`;
+      const heavy = async () => {
+        const t0 = Date.now();
+        const res = await fetch(`${sqlUrl}/?query=${encodeURIComponent(HEAVY)}`);
+        await res.text();
+        return Date.now() - t0;
+      };
+      const heavyMs = await heavy();
+      const quiet = await measure(url, seconds);
+      let running = true;
+      let analystQueries = 0;
+      const loop = (async () => {
+        while (running) {
+          await heavy();
+          analystQueries++;
+        }
+      })();
+      const busy = await measure(url, seconds);
+      running = false;
+      await loop;
+      proc.kill('SIGKILL');
+      results[cached ? 'cached' : 'uncached'] = {
+        heavyQueryMs: heavyMs,
+        quiet,
+        withAnalyst: { ...busy, analystQueries },
+      };
+      console.log(
+        `${cached ? 'cached  ' : 'uncached'}: quiet p50 ${quiet.p50Ms} ms p99 ${quiet.p99Ms} ms ${quiet.requestsPerSecond.toFixed(0)} req/s | ` +
+          `analyst running (${heavyMs} ms each, ${analystQueries} ran) p50 ${busy.p50Ms} ms p99 ${busy.p99Ms} ms ${busy.requestsPerSecond.toFixed(0)} req/s`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  results.loadavgAfter = loadavg();
+  const out = join(SELF, '..', 'results');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'sql-contention-latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
+
+const [role, ...rest] = process.argv.slice(2);
+if (role === 'serve') await serve(rest[0], rest[1] === 'true');
+else await main();
