@@ -17,9 +17,10 @@ import { replayFile } from '../ingest/replay.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { renderCatalogue } from '../views/catalogue.ts';
 import { migrate } from '../views/migrate.ts';
-import { type Format, formatRows } from './output.ts';
+import type { Format } from './output.ts';
 import { startProgress } from './progress.ts';
 import { claimDataDir, type Role, runRoles, runUntilSignal } from './roles.ts';
+import { runSql, runSqlRemote } from './sql.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -179,18 +180,14 @@ program
   .option('--write', 'allow statements that change data or schema')
   .action(async (query: string, opts: { format: Format; write?: boolean }) => {
     const cfg = config();
+    // Embedded and the data directory held by a running service: through its SQL interface.
+    const owner = cfg.store.url ? undefined : ownerOf(resolve(cfg.dataDir));
+    if (owner !== undefined) {
+      process.stdout.write(await runSqlRemote(cfg, owner, query, opts));
+      return;
+    }
     await withStore(cfg, async (store) => {
-      if (opts.write) {
-        await store.command(query);
-        process.stdout.write('ok\n');
-      } else {
-        const rs = await store.client.query({
-          query,
-          format: 'JSONEachRow',
-          clickhouse_settings: { readonly: '2' } as never,
-        });
-        process.stdout.write(formatRows((await rs.json()) as Record<string, unknown>[], opts.format));
-      }
+      process.stdout.write(await runSql(store, query, opts));
     });
   });
 

@@ -12,6 +12,7 @@ import { createApp, listen } from '../api/server.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
 import { VaultstreamError } from '../core/errors.ts';
+import { serveSql } from './sql.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
 import { type Devnet, startDevnet } from '../devnet/run.ts';
@@ -152,7 +153,10 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     log.info({ url }, 'API listening');
     process.stdout.write(`vaultstream API ${url}/v1  docs ${url}/docs  status ${url}/status\n`);
   }
+  // The data team's ClickHouse-compatible SQL interface (embedded store only).
+  const stopSql = store ? await serveSql(cfg, store, log) : undefined;
   running.stop = async () => {
+    await stopSql?.();
     progress?.stop();
     await new Promise<void>((r) => (running.server ? running.server.close(() => r()) : r()));
     for (const stopIngester of stoppers) await stopIngester();
@@ -163,6 +167,13 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     release();
   };
   return running;
+}
+
+/** The API-only role's data version, read from the store (first read done before serving). */
+async function storedVersion(store: Store, log: Logger): Promise<() => string> {
+  const v = storedDataVersion(store, { log });
+  await v.refresh();
+  return () => v.current();
 }
 
 /** Runs until SIGINT/SIGTERM, then drains and exits. */
@@ -179,10 +190,4 @@ export async function runUntilSignal(running: Running, log: Logger): Promise<voi
   });
   await running.stop();
   log.info('stopped');
-}
-/** The API-only role's data version, read from the store (first read done before serving). */
-async function storedVersion(store: Store, log: Logger): Promise<() => string> {
-  const v = storedDataVersion(store, { log });
-  await v.refresh();
-  return () => v.current();
 }

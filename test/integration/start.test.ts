@@ -35,6 +35,7 @@ describe('vaultstream start (embedded)', () => {
         ...process.env,
         VAULTSTREAM_DATA_DIR: join(dir, 'data'),
         API_PORT: '0',
+        VAULTSTREAM__sql__http__port: '0',
         LOG_LEVEL: 'info',
         // The configured registry only: the devnet run is test/e2e/devnet.test.ts.
         VAULTSTREAM__devnet__enabled: 'false',
