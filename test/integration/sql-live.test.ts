@@ -5,7 +5,7 @@
  * directory), and a write from the CLI is refused with a message that says why.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -56,6 +56,13 @@ describe('SQL while `vaultstream start` runs', () => {
     } finally {
       await client.close();
     }
+    // The README's @clickhouse/client example, as a reader would paste it (with this run's address).
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /```js\n(\/\/ node --input-type=module[^`]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const script = example!.replaceAll('http://127.0.0.1:8123', url);
+    const ran = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    expect(ran.stdout).toContain('(index)');
     const cli = await runCli(['sql', 'SELECT count() AS n FROM vaultstream.registry_raw', '--format', 'csv'], env);
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toBe('n\n3\n');
