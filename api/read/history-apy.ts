@@ -8,9 +8,8 @@ import type { z } from 'zod';
 import type { Store } from '../../store/client.ts';
 import type { apyHistoryItem } from '../http/responses.ts';
 import { type DayRange, historyDays } from './history-days.ts';
-import { compositionApy, compositionAt, indexSnapshots } from './vault-composition.ts';
-import { isSettled, navApy, type VaultContext } from './vault-days.ts';
-import { DAY } from './vault-numbers.ts';
+import { NULL_APY } from './history-types.ts';
+import { isSettled, navApy, type VaultContext, vaultDay } from './vault-days.ts';
 
 export type ApyHistory = z.infer<typeof apyHistoryItem>;
 export type SourceError = ApyHistory['errors'][number];
@@ -68,11 +67,11 @@ export function apyHistoryOf(
   errors: SourceError[],
   errorsTotal = errors.length,
 ): ApyHistory {
-  const index = indexSnapshots(ctx.series.snapshots);
   const history = historyDays(ctx, range)
     .filter((day) => isSettled(ctx, day))
     .map((day) => {
-      const composition = compositionApy(compositionAt(ctx.vault, index, day + DAY - 1));
+      // composition_apy_daily and nav_apy_daily (migration 008), looked up per settled day.
+      const composition = vaultDay(ctx, day)?.compositionApy ?? NULL_APY;
       return { day, apy: composition, compositionApy: composition, navApy: navApy(ctx, range.chainId, day) };
     });
   return { vaultAddress: ctx.vault.vaultAddress, history, errors, errorsTotal };

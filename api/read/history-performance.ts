@@ -1,6 +1,8 @@
 /**
  * GET /vaults/{slug}/performance-history: one entry per UTC day of the vault's
- * history (api/read/history-days.ts). Every day carries the close price on the
+ * history (api/read/history-days.ts), shaped from the views (vault_price_daily,
+ * vault_tvl_daily, liquid_funds_daily, composition_daily, composition_apy_daily,
+ * nav_apy_daily). Every day carries the close price on the
  * price chain, the TVL and the liquid funds at the day's end (today: now); `apy`
  * (compositionApy) and `navApy` only once the day is settled, null before.
  * `assets` lists the vault's targetComposition items; with
@@ -10,16 +12,10 @@
 import type { z } from 'zod';
 import type { performanceHistory } from '../http/responses.ts';
 import { type DayRange, historyDays } from './history-days.ts';
-import {
-  assetOutput,
-  compositionApy,
-  compositionAt,
-  indexSnapshots,
-  liquidFundsE18,
-  snapshotBalances,
-} from './vault-composition.ts';
-import { closeE18, isSettled, navApy, tvlE18, type VaultContext } from './vault-days.ts';
-import { DAY, fromE18 } from './vault-numbers.ts';
+import { NULL_APY } from './history-types.ts';
+import { assetOutput } from './vault-composition.ts';
+import { closeE18, isSettled, navApy, type VaultContext, vaultDay } from './vault-days.ts';
+import { fromE18 } from './vault-numbers.ts';
 
 export type PerformanceHistory = z.infer<typeof performanceHistory>;
 
@@ -29,18 +25,17 @@ export function performanceHistoryOf(
   range: DayRange & { includeCompositeAssets: boolean },
 ): PerformanceHistory {
   const v = ctx.vault;
-  const index = indexSnapshots(ctx.series.snapshots);
   const history = historyDays(ctx, range).map((day) => {
-    const end = Math.min(day + DAY - 1, ctx.now);
     const settled = isSettled(ctx, day);
-    const assets = compositionAt(v, index, end);
+    const numbers = vaultDay(ctx, day);
+    const assets = numbers?.assets ?? [];
     return {
       day,
       vault: {
         price: fromE18(closeE18(ctx, ctx.priceChain, day) ?? 0n),
-        tvl: fromE18(tvlE18(ctx, day)),
-        liquidFunds: fromE18(liquidFundsE18(v, index, snapshotBalances(v, index, end), end)),
-        apy: settled ? compositionApy(assets) : null,
+        tvl: fromE18(numbers?.tvlE18 ?? 0n),
+        liquidFunds: fromE18(numbers?.liquidE18 ?? 0n),
+        apy: settled ? (numbers?.compositionApy ?? NULL_APY) : null,
         navApy: settled ? navApy(ctx, ctx.priceChain, day) : null,
       },
       assets: range.includeCompositeAssets

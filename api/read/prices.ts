@@ -1,6 +1,6 @@
 /**
  * The current share price of each vault: the latest accountant rate on the primary
- * chain (98866) when that chain has one, else the latest rate on any chain (DESIGN
+ * chain (98866) when that chain has one, else the latest rate on any chain (`vault_price_current`; DESIGN
  * section 8: `tokenPrice` is the accountant rate, decimal-adjusted, in the base asset).
  */
 import type { Store } from '../../store/client.ts';
@@ -47,18 +47,29 @@ export async function latestRates(store: Store): Promise<VaultPrice[]> {
   }));
 }
 
-/** Per vault: its primary-chain rate when there is one, else its most recently updated rate. */
+/**
+ * Per vault: its primary-chain rate when there is one, else its most recently updated
+ * rate (the `vault_price_current` view, which also fixes the vault's price chain).
+ */
 export async function currentPrices(store: Store): Promise<Map<string, VaultPrice>> {
-  const out = new Map<string, VaultPrice>();
-  for (const p of await latestRates(store)) {
-    const have = out.get(p.vault);
-    const better =
-      !have ||
-      (p.chainId === PRIMARY_CHAIN_ID && have.chainId !== PRIMARY_CHAIN_ID) ||
-      (have.chainId !== PRIMARY_CHAIN_ID && p.updatedAt > have.updatedAt);
-    if (better) out.set(p.vault, p);
-  }
-  return out;
+  const rows = await store.query<Row>(
+    `SELECT vault, chain_id, toString(rate_raw) AS rate, rate_decimals,
+       toString(toUnixTimestamp(updated_at)) AS updated_at, is_paused
+     FROM ${store.database}.vault_price_current`,
+  );
+  return new Map(
+    rows.map((r) => [
+      r.vault,
+      {
+        vault: r.vault,
+        chainId: Number(r.chain_id),
+        rateRaw: BigInt(r.rate),
+        rateDecimals: Number(r.rate_decimals),
+        updatedAt: Number(r.updated_at),
+        isPaused: Number(r.is_paused) === 1,
+      },
+    ]),
+  );
 }
 
 /** `raw / 10^decimals` as a JS number for output (exact until this point). */

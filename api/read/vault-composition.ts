@@ -1,25 +1,21 @@
 /**
- * What the vault holds, from its state snapshots as of a time (DESIGN section 8):
- * - liquid funds: the latest ASSET_BALANCE snapshot of each configured liquid asset
- *   (its chain and contract) times its USD price, the latest ASSET_PRICE snapshot
- *   of that token (on its chain or chain 0) or else the configured `price`;
- * - composition: per `targetComposition` item (the yield assets), the latest
- *   COMPOSITION snapshot whose token is the item's slug (weight = compositionPct,
- *   apy7d, apy30d, USD price, else the item's ASSET_PRICE snapshot). Liquid assets
- *   and off-chain value are not targetComposition items, so compositionApy's
- *   weights cover the yield assets only, renormalised to 100.
+ * What the vault holds now (DESIGN section 8), for the details' liquid funds, which
+ * may read the balances live: the latest ASSET_BALANCE snapshot of each configured
+ * liquid asset (its chain and contract), or the live balance, times its USD price,
+ * the latest ASSET_PRICE snapshot of that token (on its chain or chain 0) or else
+ * the configured `price`. The same formula over the snapshots alone, per day, is the
+ * `liquid_funds_daily` view (performance-history); the yield assets and
+ * compositionApy per day are the `composition_daily` and `composition_apy_daily`
+ * views (api/read/vault-data.ts).
  */
-import type { ApyBlock } from './history-types.ts';
 import type { RegistryVault } from './registry.ts';
-import type { Snapshot } from './vault-data.ts';
+import type { DailyAsset, Snapshot } from './vault-data.ts';
 import { decimalE18, fromE18, mulRaw } from './vault-numbers.ts';
 
 /** Snapshots by kind, chain and token, ascending by time. */
 export type SnapshotIndex = Map<string, Snapshot[]>;
 
-const keyOf = (kind: string, chainId: number, token: string) =>
-  // A composition weight is about the vault as a whole, whichever chain reported it.
-  `${kind}|${kind === 'COMPOSITION' ? 0 : chainId}|${token}`;
+const keyOf = (kind: string, chainId: number, token: string) => `${kind}|${chainId}|${token}`;
 
 /** Groups snapshots (ascending by `ts`) for as-of lookups. */
 export function indexSnapshots(snapshots: readonly Snapshot[]): SnapshotIndex {
@@ -120,59 +116,8 @@ export function liquidFundsE18(
   return total;
 }
 
-/** One yield asset's state (exact e18 values). */
-export interface AssetState {
-  slug: string;
-  priceE18: bigint;
-  apy7dE18: bigint | null;
-  apy30dE18: bigint | null;
-  weightE18: bigint | null;
-}
-
-const e18OrNull = (s: string | null) => (s == null ? null : decimalE18(s));
-
-/** The state of each targetComposition item with a COMPOSITION snapshot at or before `t`. */
-export function compositionAt(v: RegistryVault, index: SnapshotIndex, t: number): AssetState[] {
-  const out: AssetState[] = [];
-  for (const item of v.info.targetComposition) {
-    const s = latest(index, 'COMPOSITION', 0, item.slug, t);
-    if (!s) continue;
-    out.push({
-      slug: item.slug,
-      priceE18: e18OrNull(s.usdPrice) ?? snapshotPrice(index, 0, item.slug, t) ?? 0n,
-      apy7dE18: e18OrNull(s.apy7d),
-      apy30dE18: e18OrNull(s.apy30d),
-      weightE18: e18OrNull(s.weight),
-    });
-  }
-  return out;
-}
-
-/** sum(w * apy) / sum(w) over the assets having both; null when none has. */
-function weighted(assets: readonly AssetState[], apy: (a: AssetState) => bigint | null): number | null {
-  let num = 0n;
-  let den = 0n;
-  for (const a of assets) {
-    const value = apy(a);
-    if (value === null || a.weightE18 === null) continue;
-    num += a.weightE18 * value;
-    den += a.weightE18;
-  }
-  return den === 0n ? null : fromE18(num / den);
-}
-
-/** compositionApy (DESIGN section 8) of the yield assets' states. */
-export function compositionApy(assets: readonly AssetState[]): ApyBlock {
-  const rolling30d = weighted(assets, (a) => a.apy30dE18);
-  return {
-    rolling7d: weighted(assets, (a) => a.apy7dE18),
-    rolling30d,
-    sec30d: rolling30d === null ? null : 2 * ((1 + ((rolling30d / 100) * 30) / 365) ** 6 - 1) * 100,
-  };
-}
-
-/** The output form of an asset state (performance-history `assets`); a member the snapshot lacks is 0. */
-export function assetOutput(a: AssetState) {
+/** The output form of a yield asset's day (performance-history `assets`); a member the snapshot lacks is 0. */
+export function assetOutput(a: DailyAsset) {
   const n = (v: bigint | null) => (v === null ? 0 : fromE18(v));
   return {
     price: fromE18(a.priceE18),

@@ -6,7 +6,7 @@
 import type { Store } from '../../store/client.ts';
 import { currentPrices } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
-import { loadVaultSeries, loadWatermarks } from './vault-data.ts';
+import { emptySeries, loadVaultSeries, loadWatermarks } from './vault-data.ts';
 import { chainsOf, settledThrough, type VaultContext } from './vault-days.ts';
 
 export interface LoadedContexts {
@@ -26,14 +26,17 @@ export async function loadContexts(
   const series = await loadVaultSeries(store, slugs, now);
   const watermarks = await loadWatermarks(store);
   const prices = await currentPrices(store);
-  const contexts = vaults.map((vault) => ({
-    vault,
-    series: series.get(vault.slug) ?? { closes: new Map(), supplyChanges: new Map(), snapshots: [] },
-    current: prices.get(vault.slug),
-    priceChain: prices.get(vault.slug)?.chainId,
-    settledThrough: settledThrough(chainsOf(vault), watermarks, now),
-    now,
-  }));
+  const contexts = vaults.map((vault) => {
+    const s = series.get(vault.slug) ?? emptySeries();
+    return {
+      vault,
+      series: s,
+      current: prices.get(vault.slug),
+      priceChain: prices.get(vault.slug)?.chainId,
+      settledThrough: settledThrough(s, now),
+      now,
+    };
+  });
   const chains = [...new Set(vaults.flatMap(chainsOf))];
   const marks = chains.map((c) => watermarks.get(c));
   const watermark =

@@ -1,16 +1,40 @@
 /**
- * What the vault metrics and histories are computed from, read from the views for
- * a set of vaults up to `now` (the API clock, so time-relative answers are
- * testable): daily close rates and supply changes per chain, the liquid-asset and
- * composition snapshots, chain watermarks. Amounts stay exact (bigint).
+ * The vault metrics and histories as the views of migration 008 compute them, read
+ * for a set of vaults up to `now` (the API clock, so time-relative answers are
+ * testable): per UTC day the close price and navApy of every chain (`nav_apy_daily`),
+ * the TVL and its 30-day change (`vault_tvl_daily`), the liquid funds
+ * (`liquid_funds_daily`), the yield assets and compositionApy (`composition_daily`,
+ * `composition_apy_daily`), and the vault's oldest chain watermark
+ * (`vault_settlement`); plus the liquid-asset snapshots for the request-time liquid
+ * funds of the details (which may read live balances). The API only looks values up
+ * and shapes them: no metric is computed here.
  */
 import type { Store } from '../../store/client.ts';
+import type { ApyBlock } from './history-types.ts';
 
-/** The last rate of a (vault, chain, UTC day). */
-export interface DailyClose {
-  day: number;
-  rate: bigint;
-  rateDecimals: number;
+/** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
+export interface DailyNav {
+  priceE18: bigint;
+  navApy: ApyBlock;
+}
+
+/** One yield asset on one day (`composition_daily`), exact e18 values. */
+export interface DailyAsset {
+  slug: string;
+  priceE18: bigint;
+  apy7dE18: bigint | null;
+  apy30dE18: bigint | null;
+  weightE18: bigint | null;
+}
+
+/** One UTC day of a vault from the views; absent members are 0 / empty there. */
+export interface VaultDay {
+  tvlE18: bigint;
+  /** tvl30DayChange, percent. */
+  tvl30DayChange: number;
+  liquidE18: bigint;
+  compositionApy: ApyBlock;
+  assets: DailyAsset[];
 }
 
 /** A state snapshot (ASSET_BALANCE, ASSET_PRICE or COMPOSITION). */
@@ -29,24 +53,46 @@ export interface Snapshot {
 }
 
 export interface VaultSeries {
-  /** chainId -> daily closes, ascending by day. */
-  closes: Map<number, DailyClose[]>;
-  /** chainId -> (day, net supply change that day) ascending, raw share units. */
-  supplyChanges: Map<number, { day: number; delta: bigint }[]>;
-  /** Ascending by `ts`. */
+  /** chainId -> day start (Unix seconds) -> close and navApy; days from the chain's first rate on. */
+  nav: Map<number, Map<number, DailyNav>>;
+  /** Day start -> the vault's numbers of that day (days of its price chain, up to today). */
+  days: Map<number, VaultDay>;
+  /** First day (start, Unix seconds) of the vault's price history (its price chain's first close). */
+  firstDay: number | undefined;
+  /** Oldest watermark (Unix seconds) among the vault's chains, 0 when one has none. */
+  watermark: number;
+  /** Liquid-asset balance and price snapshots up to now, ascending by `ts`. */
   snapshots: Snapshot[];
 }
 
-const pushTo = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
-  const list = m.get(k);
-  if (list) list.push(v);
-  else m.set(k, [v]);
-};
+/** Series of a vault without data. */
+export const emptySeries = (): VaultSeries => ({
+  nav: new Map(),
+  days: new Map(),
+  firstDay: undefined,
+  watermark: 0,
+  snapshots: [],
+});
+
+const NO_APY: ApyBlock = { rolling7d: null, rolling30d: null, sec30d: null };
+
+/** The VaultDay of `day`, created empty when absent. */
+function dayOf(s: VaultSeries, day: number): VaultDay {
+  let d = s.days.get(day);
+  if (!d) {
+    d = { tvlE18: 0n, tvl30DayChange: 0, liquidE18: 0n, compositionApy: NO_APY, assets: [] };
+    s.days.set(day, d);
+  }
+  return d;
+}
+
+const num = (v: number | string | null) => (v === null ? null : Number(v));
+const big = (v: string | null) => (v === null ? null : BigInt(v));
 
 const seriesOf = (m: Map<string, VaultSeries>, vault: string): VaultSeries => {
   let s = m.get(vault);
   if (!s) {
-    s = { closes: new Map(), supplyChanges: new Map(), snapshots: [] };
+    s = emptySeries();
     m.set(vault, s);
   }
   return s;
@@ -60,24 +106,65 @@ export async function loadVaultSeries(
 ): Promise<Map<string, VaultSeries>> {
   const db = store.database;
   const params = { slugs, now };
-  const closes = await store.query<{
+  const today = "toDate(toDateTime({now:UInt32}, 'UTC'))";
+  const day = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC'))) AS day_start`;
+  const nav = await store.query<{
     vault: string;
     chain_id: number;
     day_start: string;
-    rate: string;
-    rate_decimals: number;
+    price_e18: string;
+    r7: number | null;
+    r30: number | null;
+    sec: number | null;
   }>(
-    `SELECT vault, chain_id, toString(toUInt32(toDate(block_time)) * 86400) AS day_start,
-       toString(argMax(rate, (block_time, block_number, log_index))) AS rate,
-       argMax(rate_decimals, (block_time, block_number, log_index)) AS rate_decimals
-     FROM ${db}.rates WHERE vault IN {slugs:Array(String)} AND block_time <= toDateTime({now:UInt32})
-     GROUP BY vault, chain_id, day_start ORDER BY vault, chain_id, toUInt32(day_start)`,
+    `SELECT vault, chain_id, ${day('day')}, toString(price_e18) AS price_e18,
+       rolling7d AS r7, rolling30d AS r30, sec30d AS sec
+     FROM ${db}.nav_apy_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
     params,
   );
-  const supply = await store.query<{ vault: string; chain_id: number; day_start: string; delta: string }>(
-    `SELECT vault, chain_id, toString(toUInt32(day) * 86400) AS day_start, toString(sum(delta)) AS delta
-     FROM ${db}.supply_deltas_daily WHERE vault IN {slugs:Array(String)} AND day <= toDate(toDateTime({now:UInt32}))
-     GROUP BY vault, chain_id, day_start ORDER BY vault, chain_id, toUInt32(day_start)`,
+  const priceDays = await store.query<{ vault: string; day_start: string }>(
+    `SELECT vault, ${day('day')} FROM ${db}.vault_price_daily
+     WHERE vault IN {slugs:Array(String)} AND day <= ${today} ORDER BY vault, day`,
+    params,
+  );
+  const tvl = await store.query<{ vault: string; day_start: string; tvl: string; change: number }>(
+    `SELECT vault, ${day('day')}, toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change
+     FROM ${db}.vault_tvl_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+    params,
+  );
+  const liquid = await store.query<{ vault: string; day_start: string; usd: string }>(
+    `SELECT vault, ${day('day')}, toString(liquid_funds_usd_e18) AS usd
+     FROM ${db}.liquid_funds_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+    params,
+  );
+  const compApy = await store.query<{
+    vault: string;
+    day_start: string;
+    r7: number | null;
+    r30: number | null;
+    sec: number | null;
+  }>(
+    `SELECT vault, ${day('day')}, rolling7d AS r7, rolling30d AS r30, sec30d AS sec
+     FROM ${db}.composition_apy_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+    params,
+  );
+  const assets = await store.query<{
+    vault: string;
+    day_start: string;
+    slug: string;
+    price: string;
+    apy7d: string | null;
+    apy30d: string | null;
+    weight: string | null;
+  }>(
+    `SELECT vault, ${day('day')}, slug, toString(usd_price_e18) AS price, toString(apy7d_e18) AS apy7d,
+       toString(apy30d_e18) AS apy30d, toString(weight_e18) AS weight
+     FROM ${db}.composition_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}
+     ORDER BY vault, day, position`,
+    params,
+  );
+  const marks = await store.query<{ vault: string; t: string }>(
+    `SELECT vault, toString(toUInt32(watermark)) AS t FROM ${db}.vault_settlement WHERE vault IN {slugs:Array(String)}`,
     params,
   );
   const snaps = await store.query<{
@@ -96,23 +183,48 @@ export async function loadVaultSeries(
        toString(toUnixTimestamp(ts)) AS ts_s, toString(amount) AS amount_raw, toString(usd_price) AS usd_price_s,
        toString(apy7d) AS apy7d_s, toString(apy30d) AS apy30d_s, toString(weight) AS weight_s
      FROM ${db}.snapshots_raw FINAL
-     WHERE vault IN {slugs:Array(String)} AND kind IN ('ASSET_BALANCE', 'ASSET_PRICE', 'COMPOSITION')
+     WHERE vault IN {slugs:Array(String)} AND kind IN ('ASSET_BALANCE', 'ASSET_PRICE')
        AND ts <= toDateTime({now:UInt32})
      ORDER BY vault, ts, kind, chain_id, token`,
     params,
   );
   const out = new Map<string, VaultSeries>(slugs.map((s) => [s, seriesOf(new Map(), s)]));
-  for (const r of closes)
-    pushTo(seriesOf(out, r.vault).closes, Number(r.chain_id), {
-      day: Number(r.day_start),
-      rate: BigInt(r.rate),
-      rateDecimals: Number(r.rate_decimals),
+  for (const r of nav) {
+    const byChain = seriesOf(out, r.vault).nav;
+    const chain = Number(r.chain_id);
+    if (!byChain.has(chain)) byChain.set(chain, new Map());
+    byChain.get(chain)?.set(Number(r.day_start), {
+      priceE18: BigInt(r.price_e18),
+      navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
-  for (const r of supply)
-    pushTo(seriesOf(out, r.vault).supplyChanges, Number(r.chain_id), {
-      day: Number(r.day_start),
-      delta: BigInt(r.delta),
+  }
+  // The price-history days first, in order: `days` iterates oldest first.
+  for (const r of priceDays) {
+    const series = seriesOf(out, r.vault);
+    series.firstDay ??= Number(r.day_start);
+    dayOf(series, Number(r.day_start));
+  }
+  for (const r of tvl) {
+    const d = dayOf(seriesOf(out, r.vault), Number(r.day_start));
+    d.tvlE18 = BigInt(r.tvl);
+    d.tvl30DayChange = Number(r.change);
+  }
+  for (const r of liquid) dayOf(seriesOf(out, r.vault), Number(r.day_start)).liquidE18 = BigInt(r.usd);
+  for (const r of compApy)
+    dayOf(seriesOf(out, r.vault), Number(r.day_start)).compositionApy = {
+      rolling7d: num(r.r7),
+      rolling30d: num(r.r30),
+      sec30d: num(r.sec),
+    };
+  for (const r of assets)
+    dayOf(seriesOf(out, r.vault), Number(r.day_start)).assets.push({
+      slug: r.slug,
+      priceE18: BigInt(r.price),
+      apy7dE18: big(r.apy7d),
+      apy30dE18: big(r.apy30d),
+      weightE18: big(r.weight),
     });
+  for (const r of marks) seriesOf(out, r.vault).watermark = Number(r.t);
   for (const r of snaps)
     seriesOf(out, r.vault).snapshots.push({
       kind: r.kind,

@@ -2,10 +2,11 @@
  * The vault resources of the spec (VaultInfo, VaultDetailsLite, VaultDetails)
  * from a `VaultContext` and the per-vault aggregates, with the units and
  * formulas of DESIGN section 8:
- * - `tvl`: supply per chain times that chain's close times the base asset's USD price;
+ * - `tvl`, `tvl30DayChange`: the `vault_tvl_daily` view of today (supply per chain times
+ *   that chain's close times the base asset's USD price);
  * - `volume24h`: USD value of DEPOSIT, WITHDRAW and INSTANT_REDEEM assets of the last
  *   24 h (asset amounts with their decimals, valued at the base asset's USD price);
- * - `sec30d` / `apy`: navApy of the latest settled day on the price chain
+ * - `sec30d` / `apy`: navApy (`nav_apy_daily`) of the latest settled day on the price chain
  *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
  * - liquid funds and composition: see vault-composition.ts.
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
@@ -24,9 +25,16 @@ import {
   type LiveLiquidityReader,
   liquidFundsE18,
 } from './vault-composition.ts';
-import { latestSettledDay, navApy, shareDecimals, tvlE18, type VaultContext } from './vault-days.ts';
+import {
+  latestSettledDay,
+  navApy,
+  shareDecimals,
+  tvlE18,
+  type VaultContext,
+  vaultDay,
+} from './vault-days.ts';
 import type { RawByDecimals } from './vault-flows.ts';
-import { DAY, dayStart, decimalE18, E18, fromE18, mulRaw, ratio, rawToE18 } from './vault-numbers.ts';
+import { dayStart, decimalE18, E18, fromE18, mulRaw, ratio, rawToE18 } from './vault-numbers.ts';
 
 export type VaultInfo = z.infer<typeof vaultInfo>;
 export type VaultDetailsLite = z.infer<typeof vaultDetailsLite>;
@@ -106,12 +114,11 @@ export async function detailsLiteOf(
   const { balances, source } = await currentBalances(ctx.vault, index, ctx.now, live);
   const liquidE18 = liquidFundsE18(ctx.vault, index, balances, ctx.now);
   const tvlNow = tvlE18(ctx, today(ctx));
-  const tvl30 = tvlE18(ctx, today(ctx) - 30 * DAY);
   const holders = agg.holders.get(ctx.vault.slug) ?? 0;
   const value = {
     ...staticFields(ctx.vault),
     tvl: fromE18(tvlNow),
-    tvl30DayChange: tvl30 === 0n ? 0 : ((ratio(tvlNow, tvl30) as number) - 1) * 100,
+    tvl30DayChange: vaultDay(ctx, today(ctx))?.tvl30DayChange ?? 0,
     volume24h: volume24h(ctx, agg),
     apy: latestNavApy(ctx),
     tokenPrice: ctx.current ? toUnits(ctx.current.rateRaw, ctx.current.rateDecimals) : 0,
