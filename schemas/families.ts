@@ -32,6 +32,8 @@ export const FAMILIES = {
   fees: family('fees', r.feeRecord, byVault),
   redemptions: family('redemptions', r.redemptionRecord, byVault),
   roles: family('roles', r.roleRecord, byVault),
+  operators: family('operators', r.operatorRecord, byVault),
+  fee_rates: family('fee_rates', r.feeRateRecord, byVault),
   snapshots: family('snapshots', r.snapshotRecord, byVault),
   mint_steps: family('mint_steps', r.mintStepRecord, (rec) => rec.signature),
   source_errors: family('source_errors', r.sourceErrorRecord, byVault),

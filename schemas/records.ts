@@ -155,6 +155,39 @@ export const roleRecord = z.object({
   enabled: z.boolean(),
 });
 
+/** ERC-7540 `OperatorSet` of the chain's OperatorRegistry (REGISTRY) or of a NestVault (VAULT). */
+export const operatorRecord = z.object({
+  ...chainFields,
+  vault: slug,
+  contract: account,
+  source: z.enum(['REGISTRY', 'VAULT']),
+  controller: account,
+  operator: account,
+  approved: z.boolean(),
+});
+
+export const FEE_RATE_KINDS = [
+  'MANAGEMENT',
+  'PLATFORM',
+  'PERFORMANCE',
+  'INSTANT_REDEMPTION',
+  'DEPOSIT',
+  'REDEMPTION',
+] as const;
+/** A fee-rate setting change; the rate is `newRate / rateScale` of the fee base, plus `newFlat` (NestVault). */
+export const feeRateRecord = z.object({
+  ...chainFields,
+  vault: slug,
+  contract: account,
+  event: z.string().min(1).max(200),
+  kind: z.enum(FEE_RATE_KINDS),
+  oldRate: z.number().int().min(0).max(4_294_967_295),
+  newRate: z.number().int().min(0).max(4_294_967_295),
+  rateScale: z.union([z.literal(10_000), z.literal(1_000_000)]),
+  oldFlat: uint256.default('0'),
+  newFlat: uint256.default('0'),
+});
+
 export const SNAPSHOT_KINDS = [
   'SUPPLY',
   'ASSET_BALANCE',
@@ -226,6 +259,8 @@ export type RateRecord = z.infer<typeof rateRecord>;
 export type FeeRecord = z.infer<typeof feeRecord>;
 export type RedemptionRecord = z.infer<typeof redemptionRecord>;
 export type RoleRecord = z.infer<typeof roleRecord>;
+export type OperatorRecord = z.infer<typeof operatorRecord>;
+export type FeeRateRecord = z.infer<typeof feeRateRecord>;
 export type SnapshotRecord = z.infer<typeof snapshotRecord>;
 export type MintStepRecord = z.infer<typeof mintStepRecord>;
 export type SourceErrorRecord = z.infer<typeof sourceErrorRecord>;

@@ -106,6 +106,11 @@ export const nestVaultEvents = parseAbi([
   'event FeeClaimed(uint8 indexed f, address indexed receiver, uint256 amount)',
 ]);
 
+/** The chain's ERC-7540 OperatorRegistry (`nest:contracts/operators/OperatorRegistry.sol`, reference section 6). */
+export const operatorRegistryEvents = parseAbi([
+  'event OperatorSet(address indexed controller, address indexed operator, bool approved)',
+]);
+
 /** NestVault `fees(f)`: the fee setting of a kind (`f`: 0 instant redemption, 1 deposit, 2 redemption). */
 export const nestVaultViews = parseAbi(['function fees(uint8 f) view returns ((uint32 rate, uint256 flat))']);
 

@@ -2,8 +2,8 @@
  * Which contracts a chain's ingester watches, from the vault registry (`vaults[]`)
  * and the chain's settings (`chains[].atomicQueues`, `predicateProxies`): share,
  * teller, accountant and authority of each vault on the chain, its separate OFT adapter
- * (`coreShareOftAddress`), the NestVaults of its `coreVaults`, and the chain's AtomicQueues (shared by every vault: a request's
- * offer token names the vault).
+ * (`coreShareOftAddress`), the NestVaults of its `coreVaults`, the chain's AtomicQueues (shared by every vault: a request's
+ * offer token names the vault) and its OperatorRegistry (`chains[].operatorRegistry`, shared by every vault).
  */
 import type { Hex } from 'viem';
 import type { ChainConfig, Config, VaultConfig } from '../../core/config.ts';
@@ -72,6 +72,8 @@ export function chainContracts(config: Config, chain: ChainConfig): ChainContrac
     }
   }
   for (const q of chain.atomicQueues) add(q, 'queue', vaults);
+  // The chain-wide ERC-7540 operator registry: a NestVault's isOperator is its own approval OR the registry's.
+  if (vaults.length) add(chain.operatorRegistry, 'operatorRegistry', vaults);
   return {
     chain,
     vaults,

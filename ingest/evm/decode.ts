@@ -8,7 +8,15 @@
 import { type Abi, type AbiEvent, type AbiParameter, decodeEventLog, type Hex, toEventSelector } from 'viem';
 import * as abis from './abis.ts';
 
-export type ContractRole = 'share' | 'oft' | 'teller' | 'accountant' | 'authority' | 'queue' | 'nestVault';
+export type ContractRole =
+  | 'share'
+  | 'oft'
+  | 'teller'
+  | 'accountant'
+  | 'authority'
+  | 'queue'
+  | 'nestVault'
+  | 'operatorRegistry';
 
 /** A log as `eth_getLogs` answers it, numbers parsed. */
 export interface RawLog {
@@ -42,6 +50,7 @@ const ROLE_ABIS: Record<ContractRole, Abi[]> = {
   authority: [abis.authorityEvents],
   queue: [abis.atomicQueueIndexedEvents, abis.atomicQueuePlainEvents, abis.pauseEvents],
   nestVault: [abis.nestVaultEvents, abis.pauseEvents],
+  operatorRegistry: [abis.operatorRegistryEvents],
 };
 
 const shapeKey = (topic0: string, topics: number) => `${topic0.toLowerCase()}/${topics}`;

@@ -1,10 +1,12 @@
 /**
  * The fee each NestVault `Deposit` charged. The event gives only the gross assets;
  * the vault takes `flat + floor(gross * rate / 1e6)` of its `Deposit` fee setting
- * (`NestVault._charge`, reference section 6). The setting may predate the start block,
- * so it is read once per vault and range, as `fees(1)` just before the range's first
- * deposit of the vault, then followed through the range's `SetFee` events in chain
- * order (a setting changed between two deposits of one range prices each rightly).
+ * (`NestVault._charge`, reference section 6), the one in force at the deposit: the
+ * setting history is followed through the `SetFee` events in chain order (a setting
+ * changed between two deposits prices each rightly) and carried from range to range in
+ * the checkpoint (`FeeSettingMark`). The setting may predate the start block, so a vault
+ * with none known yet is read once, as `fees(1)` just before its first deposit. The same
+ * `SetFee` events are stored as `fee_rates` (view `fee_rate_history`).
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
 import { nestVaultViews } from './abis.ts';
@@ -27,12 +29,29 @@ export function depositFeeOf(fee: FeeSetting, gross: bigint): bigint {
 }
 
 /**
+ * The deposit-fee setting of a NestVault as last seen, with the block it was learnt at:
+ * kept in the chain's checkpoint (the in-checkpoint rate history), so the deposits of
+ * later ranges are priced by the setting in force without another read; a reorg drops
+ * the marks of orphaned blocks (`ChainFollower.unwind`).
+ */
+export interface FeeSettingMark {
+  block: number;
+  rate: number;
+  /** uint256 flat fee, decimal string (JSON-safe). */
+  flat: string;
+}
+
+/**
  * The fee of every NestVault `Deposit` among `decoded` (chain order), by its decoded
- * log; a deposit is missing when its vault's setting could not be read.
+ * log; a deposit is missing when its vault's setting could not be read. `known` holds the
+ * settings learnt by earlier ranges (updated in place by this range's `SetFee(DEPOSIT)`
+ * events and reads); a vault absent from it is read as `fees(1)` just before the range's
+ * first deposit of the vault (the setting may predate the start block).
  */
 export async function depositFees(
   reader: Pick<ChainReader, 'read'>,
   decoded: DecodedLog[],
+  known: Record<string, FeeSettingMark> = {},
 ): Promise<Map<DecodedLog, bigint>> {
   const out = new Map<DecodedLog, bigint>();
   const byVault = new Map<string, DecodedLog[]>();
@@ -42,21 +61,32 @@ export async function depositFees(
     byVault.set(v, [...(byVault.get(v) ?? []), d]);
   }
   for (const [vault, logs] of byVault) {
-    const first = logs.find((d) => d.event === 'Deposit');
-    if (!first) continue;
-    const block = first.log.blockNumber - 1;
-    let fee = block < 0 ? undefined : await readSetting(reader, vault, block);
+    const mark = known[vault];
+    let fee: FeeSetting | undefined = mark && { rate: mark.rate, flat: BigInt(mark.flat) };
+    // Only needed when no setting is known and a deposit comes before the range's first SetFee(DEPOSIT).
+    let readAt = -1;
+    if (!fee) {
+      const first = logs.find((d) => d.event === 'Deposit' || Number((d.args as Args).f) === DEPOSIT_FEE);
+      if (first?.event === 'Deposit' && first.log.blockNumber > 0) {
+        readAt = first.log.blockNumber - 1;
+        fee = await readSetting(reader, vault, readAt);
+        if (fee) known[vault] = { block: readAt, rate: fee.rate, flat: fee.flat.toString() };
+      }
+    }
     for (const d of logs) {
-      const a = d.args as Record<string, any>;
+      const a = d.args as Args;
       if (d.event === 'SetFee') {
-        // The read at the block before the first deposit already includes the earlier settings.
-        if (Number(a.f) === DEPOSIT_FEE && d.log.blockNumber > block)
-          fee = { rate: a.fee.rate, flat: a.fee.flat };
+        // A read at the block before the first deposit already includes the earlier settings.
+        if (Number(a.f) !== DEPOSIT_FEE || d.log.blockNumber <= readAt) continue;
+        fee = { rate: Number(a.fee.rate), flat: a.fee.flat as bigint };
+        known[vault] = { block: d.log.blockNumber, rate: fee.rate, flat: fee.flat.toString() };
       } else if (fee) out.set(d, depositFeeOf(fee, a.assets as bigint));
     }
   }
   return out;
 }
+
+type Args = Record<string, any>;
 
 async function readSetting(
   reader: Pick<ChainReader, 'read'>,

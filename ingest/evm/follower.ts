@@ -23,7 +23,7 @@ import { accrue, type OwedMark } from './accrual.ts';
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
-import { depositFees } from './deposit-fees.ts';
+import { depositFees, type FeeSettingMark } from './deposit-fees.ts';
 import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 import { RpcFault } from './rpc.ts';
@@ -43,6 +43,8 @@ export interface ChainCheckpoint {
   /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
   genesis?: Hex;
   owed: Record<string, OwedMark>;
+  /** Deposit-fee setting of each NestVault as last seen (absent in checkpoints before it was kept). */
+  depositFees?: Record<string, FeeSettingMark>;
   /** Wall-clock time of the last periodic snapshot, ms. */
   lastSnapshotAt: number;
 }
@@ -171,7 +173,8 @@ export class ChainFollower {
     // On a copy: if publishing fails, the retried range must see the marks as they were.
     const owed = structuredClone(this.state.owed);
     const accrual = await accrue(reader, ctx, decoded, owed, this.baseOf);
-    const fees = await depositFees(reader, decoded);
+    const feeMarks = structuredClone(this.state.depositFees ?? {});
+    const fees = await depositFees(reader, decoded, feeMarks);
     const mapped = mapLogs(
       {
         ...ctx,
@@ -189,6 +192,7 @@ export class ChainFollower {
     await this.o.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
     this.extendTip(headers, events);
     this.state.owed = owed;
+    this.state.depositFees = feeMarks;
     this.state.next = to + 1;
     await this.snapshotDays(last, headers);
     await this.maybeSnapshot(headers.at(-1));
@@ -278,6 +282,8 @@ export class ChainFollower {
     await this.o.publish(retractions);
     for (const [acc, mark] of Object.entries(this.state.owed))
       if (mark.block >= this.state.next) delete this.state.owed[acc];
+    for (const [vault, mark] of Object.entries(this.state.depositFees ?? {}))
+      if (mark.block >= this.state.next) delete this.state.depositFees?.[vault];
     this.o.checkpoint.save(this.state);
     this.o.log.warn(
       {

@@ -7,13 +7,22 @@
  *   event (teller or NestVault `Deposit`, NestVault `Withdraw`/`InstantRedeem`) is in
  *   the transaction; with the zero asset they are a bridge mint/burn, which the
  *   cross-chain teller's `MessageSent/MessageReceived` (or the OFT events) report.
- * Events with no home in the event families (approvals, fee-rate and bound settings,
- * `OperatorSet`, asset lists, role capabilities) are not fetched (`MAPPED_EVENTS`); one
- * that arrives all the same is decoded, counted, not published. NestVault `SetFee` is
- * fetched though not published: it prices the deposits after it (`deposit-fees.ts`).
+ * `OperatorSet` (of the chain's OperatorRegistry, stored once per vault of the chain, and
+ * of each NestVault) goes to `operators`; the fee-rate settings (accountant
+ * `PlatformFeeUpdated` / `PerformanceFeeUpdated` / `ManagementFeeUpdated`, uint16 bps or
+ * uint32 1e6, and NestVault `SetFee`) go to `fee_rates`; `SetFee` also prices the deposits
+ * after it (`deposit-fees.ts`).
+ * Deliberately not published, and not counted as unpublished: an `Enter`/`Exit` that a more
+ * specific event of its transaction reports (teller or NestVault `Deposit`, NestVault
+ * `Withdraw`/`InstantRedeem`/`RedeemFulfilled`) or that moves the zero asset (a bridge
+ * mint/burn, reported by `MessageSent/MessageReceived` or the OFT events).
+ * Events with no home in the event families (approvals, bound and delay settings, asset
+ * lists, role capabilities, pauses) are not fetched (`MAPPED_EVENTS`); one that arrives all
+ * the same is decoded, counted in `unpublished` (shown per chain in `/status`), not published.
  */
+import { toEventSelector } from 'viem';
 import type { FamilyName } from '../../schemas/families.ts';
-import type { ActivityRecord, FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
+import type { ActivityRecord, FeeRateRecord, FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
 import { type AssetInfo, assetInfo, type ChainContracts, type WatchedContract } from './contracts.ts';
 import type { ContractRole, DecodedLog } from './decode.ts';
 
@@ -25,7 +34,13 @@ export const MAPPED_EVENTS: Record<ContractRole, readonly string[]> = {
   share: ['Transfer', 'Enter', 'Exit', 'OFTSent', 'OFTReceived'],
   oft: ['OFTSent', 'OFTReceived'],
   teller: ['Deposit', 'MessageSent', 'MessageReceived'],
-  accountant: ['ExchangeRateUpdated', 'FeesClaimed'],
+  accountant: [
+    'ExchangeRateUpdated',
+    'FeesClaimed',
+    'PlatformFeeUpdated',
+    'PerformanceFeeUpdated',
+    'ManagementFeeUpdated',
+  ],
   authority: ['UserRoleUpdated'],
   queue: ['AtomicRequestUpdated', 'AtomicRequestFulfilled'],
   nestVault: [
@@ -37,8 +52,33 @@ export const MAPPED_EVENTS: Record<ContractRole, readonly string[]> = {
     'InstantRedeem',
     'FeeClaimed',
     'SetFee',
+    'OperatorSet',
   ],
+  operatorRegistry: ['OperatorSet'],
 };
+
+/** The accountant fee-rate events by topic0: canonical signature, fee kind and rate denominator. */
+export const ACCOUNTANT_FEE_EVENTS: ReadonlyMap<
+  string,
+  { event: string; kind: FeeRateRecord['kind']; scale: 10_000 | 1_000_000 }
+> = new Map(
+  (
+    [
+      ['PlatformFeeUpdated(uint16,uint16)', 'PLATFORM', 10_000],
+      ['PerformanceFeeUpdated(uint16,uint16)', 'PERFORMANCE', 10_000],
+      ['ManagementFeeUpdated(uint16,uint16)', 'MANAGEMENT', 10_000],
+      ['ManagementFeeUpdated(uint32,uint32)', 'MANAGEMENT', 1_000_000],
+      ['PerformanceFeeUpdated(uint32,uint32)', 'PERFORMANCE', 1_000_000],
+    ] as const
+  ).map(([event, kind, scale]) => [toEventSelector(event), { event, kind, scale }]),
+);
+export const SET_FEE_EVENT = 'SetFee(uint8,(uint32,uint256),(uint32,uint256))';
+/** NestVault `Fees` enum (reference section 6): the kind of a `SetFee`'s `f`. */
+export const NEST_FEE_KINDS: readonly FeeRateRecord['kind'][] = [
+  'INSTANT_REDEMPTION',
+  'DEPOSIT',
+  'REDEMPTION',
+];
 
 /** One record to publish. */
 export interface Emitted {
@@ -104,6 +144,8 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
   for (const d of tx) {
     const c = ctx.contracts.byAddress.get(d.log.address.toLowerCase()) as WatchedContract;
     const before = out.emitted.length;
+    // Reported by another event (see the file's comment): no record, and not "unpublished" either.
+    let covered = false;
     const a = d.args as Args;
     // A queue serves every vault; the offered share names the one a request is about.
     const targets = c.role === 'queue' ? [ctx.contracts.byShare.get(a.offerToken)] : c.vaults;
@@ -155,9 +197,11 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
         case 'share.Enter':
           if (a.asset !== ZERO && !tellerDeposit && !nestDeposit)
             activity('DEPOSIT', a.to, a.shares, a.amount, a.asset);
+          else covered = true;
           break;
         case 'share.Exit':
           if (a.asset !== ZERO && !nestExit) activity('WITHDRAW', a.from, a.shares, a.amount, a.asset);
+          else covered = true;
           break;
         case 'share.OFTSent':
         case 'oft.OFTSent':
@@ -196,6 +240,48 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
         case 'accountant.FeesClaimed':
         case 'nestVault.FeeClaimed':
           fee('CLAIMED', a.feeAsset ?? c.asset ?? ZERO, a.amount);
+          break;
+        case 'accountant.PlatformFeeUpdated':
+        case 'accountant.PerformanceFeeUpdated':
+        case 'accountant.ManagementFeeUpdated': {
+          const shape = ACCOUNTANT_FEE_EVENTS.get(d.log.topics[0].toLowerCase());
+          if (shape)
+            emit('fee_rates', {
+              contract: c.address,
+              event: shape.event,
+              kind: shape.kind,
+              oldRate: Number(a.oldFee),
+              newRate: Number(a.newFee),
+              rateScale: shape.scale,
+              oldFlat: '0',
+              newFlat: '0',
+            });
+          break;
+        }
+        case 'nestVault.SetFee': {
+          const kind = NEST_FEE_KINDS[Number(a.f)];
+          if (kind)
+            emit('fee_rates', {
+              contract: c.address,
+              event: SET_FEE_EVENT,
+              kind,
+              oldRate: Number(a.oldFee.rate),
+              newRate: Number(a.fee.rate),
+              rateScale: 1_000_000,
+              oldFlat: a.oldFee.flat.toString(),
+              newFlat: a.fee.flat.toString(),
+            });
+          break;
+        }
+        case 'nestVault.OperatorSet':
+        case 'operatorRegistry.OperatorSet':
+          emit('operators', {
+            contract: c.address,
+            source: d.role === 'operatorRegistry' ? 'REGISTRY' : 'VAULT',
+            controller: a.controller,
+            operator: a.operator,
+            approved: a.approved,
+          });
           break;
         case 'authority.UserRoleUpdated':
           emit('roles', { authority: c.address, user: a.user, role: a.role, enabled: a.enabled });
@@ -275,7 +361,7 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
           break;
       }
     }
-    if (out.emitted.length === before)
+    if (out.emitted.length === before && !covered)
       out.unpublished.set(`${d.role}.${d.event}`, (out.unpublished.get(`${d.role}.${d.event}`) ?? 0) + 1);
   }
 }

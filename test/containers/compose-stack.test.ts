@@ -45,6 +45,8 @@ const FAMILIES = [
   'fees',
   'redemptions',
   'roles',
+  'operators',
+  'fee_rates',
   'snapshots',
   'mint_steps',
   'source_errors',

@@ -140,7 +140,16 @@ describe('EVM ABIs', () => {
         ...published(abis.tellerVedaEvents, 'Deposit'),
         ...published(abis.tellerNucleusEvents, 'Deposit'),
         ...['MessageSent', 'MessageReceived'].flatMap((n) => published(abis.crossChainPlainEvents, n)),
-        ...['ExchangeRateUpdated', 'FeesClaimed'].flatMap((n) => published(abis.accountantEvents, n)),
+        ...[
+          'ExchangeRateUpdated',
+          'FeesClaimed',
+          'PlatformFeeUpdated',
+          'PerformanceFeeUpdated',
+          'ManagementFeeUpdated',
+        ].flatMap((n) => published(abis.accountantEvents, n)),
+        ...['ManagementFeeUpdated', 'PerformanceFeeUpdated'].flatMap((n) =>
+          published(abis.nestAccountantEvents, n),
+        ),
         ...published(abis.authorityEvents, 'UserRoleUpdated'),
         ...['AtomicRequestUpdated', 'AtomicRequestFulfilled'].flatMap((n) =>
           published(abis.atomicQueuePlainEvents, n),
@@ -153,9 +162,11 @@ describe('EVM ABIs', () => {
           'Withdraw',
           'InstantRedeem',
           'FeeClaimed',
-          // Not published, but fetched: it prices the deposits after it (deposit-fees.ts).
+          // Stored as fee_rates, and it prices the deposits after it (deposit-fees.ts).
           'SetFee',
+          'OperatorSet',
         ].flatMap((n) => published(abis.nestVaultEvents, n)),
+        ...published(abis.operatorRegistryEvents, 'OperatorSet'),
       ]),
     );
     // Approvals are frequent on a share token and have no family: never fetched.

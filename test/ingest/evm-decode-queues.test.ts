@@ -223,6 +223,8 @@ describe('EVM decoding and mapping', () => {
       ['activity', 'WITHDRAW', alice, '500', '505'],
       ['activity', 'INSTANT_REDEEM', bob, '100', '99'],
       ['fees', 'INSTANT_REDEMPTION', A.usdc, '2', undefined],
+      // A vault-local operator approval is stored too (evm-operators-fees.test.ts).
+      ['operators', undefined, undefined, undefined, undefined],
     ]);
     expect(records[2].record.deadline).toBe(NO_DEADLINE);
     expect(records[2].record.requestId).toBe(alice);

@@ -165,10 +165,13 @@ describe('EVM decoding and mapping', () => {
       { f: 2, oldFee: { rate: 0, flat: 0n }, fee: { rate: 1_500, flat: 10n ** 20n } },
       at(2, 0),
     );
-    const { records, unpublished } = run([approval, setFee]);
-    expect(records).toEqual([]);
+    const added = logOf(A.teller, ev(abis.tellerNucleusEvents, 'AssetAdded'), { asset: A.usdt }, at(3, 0));
+    const { records, unpublished } = run([approval, setFee, added]);
+    // SetFee is stored as a fee-rate setting (evm-operators-fees.test.ts); the others have no family.
+    expect(records.map((r) => r.family)).toEqual(['fee_rates']);
     expect(unpublished.get('share.Approval')).toBe(1);
-    expect(unpublished.get('nestVault.SetFee')).toBe(1);
+    expect(unpublished.get('teller.AssetAdded')).toBe(1);
+    expect(unpublished.has('nestVault.SetFee')).toBe(false);
     expect(decodeLog('nestVault', setFee)?.args).toEqual({
       f: 2,
       oldFee: { rate: 0, flat: 0n },
