@@ -12,6 +12,7 @@ import type { Config } from '../core/config.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
+import { mountDashboard, prefersHtml, statusPage } from './dashboard/index.ts';
 import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
@@ -81,8 +82,16 @@ export function createApp(deps: ApiDeps): Koa {
     ctx.body = await registry.metrics();
   });
   router.get('/status', async (ctx) => {
-    ctx.body = { ...(await pipelineStatus(deps.store, deps.bus)), ingest: deps.ingestProgress?.() ?? null };
+    const body = { ...(await pipelineStatus(deps.store, deps.bus)), ingest: deps.ingestProgress?.() ?? null };
+    ctx.vary('Accept');
+    if (prefersHtml(ctx)) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = statusPage(body);
+      return;
+    }
+    ctx.body = body;
   });
+  mountDashboard(router, { store: deps.store });
   app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

@@ -1,0 +1,373 @@
+/*
+ * The dashboard page's script (plain browser JavaScript, no build step): reads the API's own
+ * endpoints, draws one uPlot chart per figure and refreshes every few seconds. Each chart
+ * container gets data-ready="true" and data-points=N once it is drawn with at least one point
+ * (data-empty="true" when the data has none), which the browser test waits for.
+ */
+(() => {
+  const uPlot = window.uPlot;
+  const DATA_REFRESH_MS = 10_000;
+  const PIPELINE_REFRESH_MS = 5_000;
+  const COLORS = ['#2f6fdb', '#e67e22', '#1e8e3e', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d'];
+  const CHAIN_NAMES = { 1: 'ethereum', 56: 'bsc', 98866: 'plume', 101: 'solana' };
+
+  const $ = (sel) => document.querySelector(sel);
+  const select = $('#vault');
+  const charts = new Map();
+  let vaults = [];
+  let loadingVault = false;
+
+  // The API admits a few uncached loads per client at once: two requests in flight at most.
+  const queue = [];
+  let inFlight = 0;
+  function getJson(path, accept = 'application/json') {
+    return new Promise((resolve, reject) => {
+      queue.push({ path, accept, resolve, reject });
+      pump();
+    });
+  }
+  function pump() {
+    while (inFlight < 2 && queue.length) {
+      const job = queue.shift();
+      inFlight++;
+      fetch(job.path, { headers: { Accept: job.accept } })
+        .then(async (res) => {
+          const text = await res.text();
+          if (!res.ok) throw new Error(`${job.path}: HTTP ${res.status} ${text.slice(0, 200)}`);
+          return job.accept === 'application/json' ? JSON.parse(text) : text;
+        })
+        .then(job.resolve, job.reject)
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
+    }
+  }
+
+  function showError(err) {
+    const el = $('#error');
+    el.hidden = !err;
+    el.textContent = err ? `could not load: ${err.message ?? err}` : '';
+  }
+
+  const usd = (v) =>
+    v == null
+      ? '–'
+      : `$${Number(v).toLocaleString('en-US', { maximumFractionDigits: Math.abs(v) >= 1000 ? 0 : 2 })}`;
+  const num = (v, digits = 2) =>
+    v == null ? '–' : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits });
+  const pct = (v) => (v == null ? '–' : `${Number(v).toFixed(2)} %`);
+  const utcDay = (s) => new Date(s * 1000).toISOString().slice(0, 10);
+  const escapeHtml = (s) =>
+    String(s ?? '').replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c],
+    );
+
+  /** Draws (or updates) the chart of figure `name`: x = day (unix seconds), series = [{label, values, ...}]. */
+  function draw(name, xs, series, opts = {}) {
+    const fig = document.querySelector(`figure[data-chart="${name}"]`);
+    const el = fig.querySelector('.plot');
+    const points = series.reduce(
+      (n, s) => n + s.values.filter((v) => v != null && Number.isFinite(v)).length,
+      0,
+    );
+    const data = [xs, ...series.map((s) => s.values)];
+    const shape = series.map((s) => s.label).join('|');
+    let entry = charts.get(name);
+    if (entry && entry.shape !== shape) {
+      entry.plot.destroy();
+      entry = undefined;
+    }
+    if (!entry) {
+      el.textContent = '';
+      const plot = new uPlot(
+        {
+          width: Math.max(300, el.clientWidth),
+          height: 260,
+          tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+          cursor: { drag: { x: true, y: false } },
+          scales: { x: { time: true }, y: opts.yRange ? { range: opts.yRange } : {} },
+          axes: [
+            { stroke: '#6b7380', grid: { stroke: '#eef0f3' } },
+            {
+              stroke: '#6b7380',
+              grid: { stroke: '#eef0f3' },
+              size: 70,
+              values: (_u, ticks) => ticks.map((t) => (opts.axis ? opts.axis(t) : num(t))),
+            },
+          ],
+          series: [
+            { label: 'day (UTC)', value: (_u, v) => (v == null ? '–' : utcDay(v)) },
+            ...series.map((s, i) => ({
+              label: s.label,
+              stroke: s.color ?? COLORS[i % COLORS.length],
+              fill: s.fill,
+              width: s.bars ? 0 : 2,
+              spanGaps: false,
+              paths: s.bars ? uPlot.paths.bars({ size: [0.7, 48] }) : undefined,
+              points: { show: s.bars ? false : xs.length < 60, size: 5 },
+              value: s.display
+                ? (_u, _v, _si, idx) => (idx == null ? '–' : opts.fmt(s.display[idx]))
+                : (_u, v) => (v == null ? '–' : opts.fmt ? opts.fmt(v) : num(v)),
+            })),
+          ],
+        },
+        data,
+        el,
+      );
+      entry = { plot, shape, el };
+      charts.set(name, entry);
+    } else {
+      entry.plot.setData(data);
+    }
+    let empty = el.querySelector('.empty');
+    if (points === 0) {
+      if (!empty) {
+        empty = document.createElement('div');
+        empty.className = 'empty';
+        el.appendChild(empty);
+      }
+      empty.textContent = opts.emptyText ?? 'no data yet';
+      fig.removeAttribute('data-ready');
+      fig.setAttribute('data-empty', 'true');
+    } else {
+      empty?.remove();
+      fig.removeAttribute('data-empty');
+      fig.setAttribute('data-ready', 'true');
+    }
+    fig.setAttribute('data-points', String(points));
+  }
+
+  window.addEventListener('resize', () => {
+    for (const { plot, el } of charts.values())
+      plot.setSize({ width: Math.max(300, el.clientWidth), height: 260 });
+  });
+
+  function renderKpis(v) {
+    const items = [
+      ['TVL', usd(v.tvl)],
+      ['holders', num(v.numHolders, 0)],
+      ['volume 24 h', usd(v.volume24h)],
+      ['navApy SEC 30 d', pct(v.sec30d)],
+    ];
+    $('#kpis').innerHTML = items
+      .map(([k, val]) => `<div class="kpi"><b>${escapeHtml(val)}</b><span>${escapeHtml(k)}</span></div>`)
+      .join('');
+  }
+
+  function renderPerformance(history) {
+    const days = [...history].sort((a, b) => a.day - b.day);
+    const xs = days.map((d) => d.day);
+    draw('tvl', xs, [{ label: 'TVL', values: days.map((d) => d.vault.tvl), fill: 'rgba(47,111,219,0.12)' }], {
+      fmt: usd,
+      axis: (t) => usd(t),
+    });
+    draw('price', xs, [{ label: 'share price', values: days.map((d) => d.vault.price) }], {
+      fmt: (v) => num(v, 6),
+      axis: (t) => num(t, 5),
+    });
+    const apy = (d, key, k) => d.vault[key]?.[k] ?? null;
+    draw(
+      'apy',
+      xs,
+      [
+        { label: 'navApy 7 d', values: days.map((d) => apy(d, 'navApy', 'rolling7d')) },
+        { label: 'navApy 30 d', values: days.map((d) => apy(d, 'navApy', 'rolling30d')) },
+        { label: 'compositionApy 7 d', values: days.map((d) => apy(d, 'apy', 'rolling7d')) },
+        { label: 'compositionApy 30 d', values: days.map((d) => apy(d, 'apy', 'rolling30d')) },
+      ],
+      { fmt: pct, axis: (t) => `${num(t)} %`, emptyText: 'no settled day with 7 days of price history yet' },
+    );
+  }
+
+  function renderHolders(history) {
+    const xs = [...new Set(history.map((h) => h.day))].sort((a, b) => a - b);
+    const chains = [...new Set(history.map((h) => h.chainId))].sort((a, b) => a - b);
+    const at = new Map(history.map((h) => [`${h.day}|${h.chainId}`, h.end]));
+    const per = chains.map((c) => ({
+      label: `${CHAIN_NAMES[c] ?? 'chain'} ${c}`,
+      values: xs.map((d) => at.get(`${d}|${c}`) ?? null),
+    }));
+    const total = xs.map((d) => chains.reduce((n, c) => n + (at.get(`${d}|${c}`) ?? 0), 0));
+    draw('holders', xs, [{ label: 'all chains', values: total, color: '#1d2430' }, ...per], {
+      fmt: (v) => num(v, 0),
+      axis: (t) => num(t, 0),
+    });
+  }
+
+  const FEE_KINDS = [
+    ['managementFee', 'management'],
+    ['performanceFee', 'performance'],
+    ['instantRedemptionFee', 'instant redemption'],
+    ['depositFee', 'deposit'],
+    ['redemptionFee', 'redemption'],
+  ];
+
+  function renderFees(entry, firstDay) {
+    const byDate = new Map();
+    for (const [key] of FEE_KINDS)
+      for (const p of entry?.[key] ?? []) {
+        const row = byDate.get(p.date) ?? {};
+        row[key] = p.value;
+        byDate.set(p.date, row);
+      }
+    const dates = [...byDate.keys()].sort();
+    let xs = dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+    let rows = dates.map((d) => byDate.get(d));
+    // The endpoint covers a year of days; the chart starts at the vault's first day.
+    const from = Math.min(
+      firstDay ?? Infinity,
+      xs[rows.findIndex((r) => Object.values(r).some((v) => v))] ?? Infinity,
+    );
+    const keep = xs.map((x) => x >= from);
+    xs = xs.filter((_, i) => keep[i]);
+    rows = rows.filter((_, i) => keep[i]);
+    // Stacked bars: each series is drawn as the running total up to its kind, largest first;
+    // the legend shows each kind's own value.
+    const series = [];
+    for (let k = FEE_KINDS.length - 1; k >= 0; k--) {
+      const [key, label] = FEE_KINDS[k];
+      const own = rows.map((r) => r[key] ?? 0);
+      const stacked = rows.map((r) => FEE_KINDS.slice(0, k + 1).reduce((s, [kk]) => s + (r[kk] ?? 0), 0));
+      series.unshift({
+        label,
+        values: stacked.map((v) => (v > 0 ? v : null)),
+        display: own,
+        bars: true,
+        fill: COLORS[k],
+        color: COLORS[k],
+      });
+    }
+    // Draw the tallest (all kinds) first so the smaller stacks stay visible on top of it.
+    draw('fees', xs, series.reverse(), { fmt: usd, axis: (t) => usd(t) });
+  }
+
+  function renderFlows(rows) {
+    const xs = rows.map((r) => r.day);
+    draw(
+      'flows',
+      xs,
+      [
+        {
+          label: 'deposits',
+          values: rows.map((r) => r.depositsUsd),
+          display: rows.map((r) => r.depositsUsd),
+          bars: true,
+          fill: '#1e8e3e',
+          color: '#1e8e3e',
+        },
+        {
+          label: 'withdrawals',
+          values: rows.map((r) => -r.withdrawalsUsd),
+          display: rows.map((r) => r.withdrawalsUsd),
+          bars: true,
+          fill: '#c0392b',
+          color: '#c0392b',
+        },
+      ],
+      { fmt: usd, axis: (t) => usd(t) },
+    );
+  }
+
+  function renderTransactions(entry) {
+    const txs = (entry?.recentTransactions ?? []).slice(0, 10);
+    $('#transactions tbody').innerHTML = txs.length
+      ? txs
+          .map(
+            (
+              t,
+            ) => `<tr><td>${escapeHtml(new Date(t.createdAt * 1000).toISOString().replace('T', ' ').slice(0, 19))}</td>
+<td>${escapeHtml(t.transactionType)}</td><td>${escapeHtml(CHAIN_NAMES[t.chainId] ?? t.chainId)}</td>
+<td title="${escapeHtml(t.user)}">${escapeHtml(`${String(t.user).slice(0, 10)}…`)}</td>
+<td>${escapeHtml(num(t.shares))}</td><td>${escapeHtml(num(t.assets))}</td>
+<td title="${escapeHtml(t.transactionHash)}">${escapeHtml(`${String(t.transactionHash).slice(0, 12)}…`)}</td></tr>`,
+          )
+          .join('')
+      : '<tr><td colspan="7" class="muted">no transactions</td></tr>';
+  }
+
+  async function loadVault() {
+    const slug = select.value;
+    if (!slug || loadingVault) return;
+    loadingVault = true;
+    try {
+      const enc = encodeURIComponent(slug);
+      const [perf, holders, fees, flows, recent] = await Promise.all([
+        getJson(`/v1/vaults/${enc}/performance-history`),
+        getJson(`/v1/vaults/${enc}/holders-history`),
+        getJson('/v1/vaults/fees'),
+        getJson(`/dashboard/api/flows/${enc}`),
+        getJson('/v1/vaults/recent-transactions'),
+      ]);
+      if (select.value !== slug) return;
+      const vault = vaults.find((v) => v.slug === slug);
+      if (vault) renderKpis(vault);
+      renderPerformance(perf.data.history);
+      renderHolders(holders.data.history);
+      const first = perf.data.history.reduce((m, d) => Math.min(m, d.day), Infinity);
+      renderFees(
+        fees.data.find((f) => f.slug === slug),
+        Number.isFinite(first) ? first : undefined,
+      );
+      renderFlows(flows.data);
+      const address = String(vault?.vaultAddress ?? '').toLowerCase();
+      renderTransactions(recent.data.find((r) => String(r.vaultAddress).toLowerCase() === address));
+      $('#updated').textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
+      showError(null);
+    } catch (err) {
+      showError(err);
+    } finally {
+      loadingVault = false;
+    }
+  }
+
+  async function loadVaults() {
+    const body = await getJson('/v1/vaults?status=all');
+    vaults = body.data;
+    const current = select.value || new URLSearchParams(location.search).get('vault');
+    select.innerHTML = vaults
+      .map(
+        (v) => `<option value="${escapeHtml(v.slug)}">${escapeHtml(v.name)} (${escapeHtml(v.slug)})</option>`,
+      )
+      .join('');
+    if (current && vaults.some((v) => v.slug === current)) select.value = current;
+  }
+
+  async function loadPipeline() {
+    try {
+      const html = await getJson('/status', 'text/html');
+      const main = new DOMParser().parseFromString(html, 'text/html').querySelector('#pipeline');
+      if (main) $('#pipeline-slot').replaceChildren(document.importNode(main, true));
+      showError(null);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  select.addEventListener('change', () => {
+    const url = new URL(location.href);
+    url.searchParams.set('vault', select.value);
+    history.replaceState(null, '', url);
+    for (const fig of document.querySelectorAll('figure[data-chart]')) fig.removeAttribute('data-ready');
+    loadVault();
+  });
+
+  async function main() {
+    try {
+      await loadVaults();
+    } catch (err) {
+      showError(err);
+      setTimeout(main, 3000);
+      return;
+    }
+    await Promise.all([loadVault(), loadPipeline()]);
+    setInterval(() => {
+      if (!document.hidden) loadVaults().then(loadVault, showError);
+    }, DATA_REFRESH_MS);
+    setInterval(() => {
+      if (!document.hidden) loadPipeline();
+    }, PIPELINE_REFRESH_MS);
+  }
+  main();
+})();
