@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`):
-#   1. system packages for the librdkafka mock broker (test/support/kafka-mock): installed with
-#      apt-get when missing and we are root (or have password-less sudo); otherwise a warning, and
-#      the Kafka suites skip themselves by name;
+#   1. system packages for the librdkafka mock broker (test/support/kafka-mock) and Chromium for the
+#      browser tests (test/e2e/dashboard.test.ts): installed with apt-get when missing and we are
+#      root (or have password-less sudo); otherwise a warning, and the Kafka and browser suites skip
+#      themselves by name;
 #   2. `npm ci` when node_modules is missing or older than package-lock.json;
 #   3. typecheck (tsc), lint (biome), then the tests (vitest).
 # Every step runs even when an earlier check failed, so one run shows every problem. The exit
@@ -11,7 +12,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-APT_PACKAGES=(librdkafka-dev gcc libc6-dev)
+APT_PACKAGES=(librdkafka-dev gcc libc6-dev chromium)
 
 section() { printf '\n==> %s\n' "$*"; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
@@ -33,7 +34,7 @@ ensure_apt_packages() {
   section "system packages: ${APT_PACKAGES[*]}"
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     warn "not a Debian-like system (no dpkg-query/apt-get): cannot check ${APT_PACKAGES[*]};" \
-      "the Kafka mock-broker tests will skip themselves if the mock cannot be built"
+      "the Kafka mock-broker and browser tests will skip themselves if they cannot run"
     return 0
   fi
   local missing=()
@@ -48,7 +49,7 @@ ensure_apt_packages() {
       as_root=(sudo -n)
     else
       warn "missing ${missing[*]} and not root (no password-less sudo): not installing them;" \
-        "the Kafka mock-broker tests will skip themselves"
+        "the Kafka mock-broker and browser tests will skip themselves"
       return 0
     fi
   fi
@@ -59,7 +60,7 @@ ensure_apt_packages() {
     echo "installed"
   else
     tail -n 20 "$tmp/apt.log" >&2 || true
-    warn "could not install ${missing[*]}; the Kafka mock-broker tests will skip themselves"
+    warn "could not install ${missing[*]}; the Kafka mock-broker and browser tests will skip themselves"
   fi
 }
 

@@ -16,8 +16,10 @@
   const charts = new Map();
   let vaults = [];
   let loadingVault = false;
+  let loadAgain = false;
 
-  // The API admits a few uncached loads per client at once: two requests in flight at most.
+  // The API admits a few uncached loads per client at once (api.cache.maxUncachedPerClient, 4),
+  // and with live data most loads are uncached: one request in flight at a time.
   const queue = [];
   let inFlight = 0;
   function getJson(path, accept = 'application/json') {
@@ -27,7 +29,7 @@
     });
   }
   function pump() {
-    while (inFlight < 2 && queue.length) {
+    while (inFlight < 1 && queue.length) {
       const job = queue.shift();
       inFlight++;
       fetch(job.path, { headers: { Accept: job.accept } })
@@ -289,7 +291,11 @@
 
   async function loadVault() {
     const slug = select.value;
-    if (!slug || loadingVault) return;
+    if (!slug) return;
+    if (loadingVault) {
+      loadAgain = true; // e.g. another vault chosen during a refresh: load it right after
+      return;
+    }
     loadingVault = true;
     try {
       const enc = encodeURIComponent(slug);
@@ -319,6 +325,10 @@
       showError(err);
     } finally {
       loadingVault = false;
+      if (loadAgain) {
+        loadAgain = false;
+        loadVault();
+      }
     }
   }
 

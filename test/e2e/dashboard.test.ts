@@ -1,0 +1,202 @@
+/**
+ * What a person sees: headless Chromium (Debian's `chromium`, driven by playwright-core) loads
+ * the dashboard at `/` and the `/status` page of `vaultstream start` on a devnet. Every chart
+ * must render with data (the page sets data-ready/data-points on each chart), the page must
+ * log no console error, have no failed or >= 400 request and fetch nothing from another
+ * origin (it works offline), and refresh live. Screenshots go to test-output/screenshots/
+ * (git-ignored). Without /usr/bin/chromium (or CHROMIUM_PATH) the suite is skipped by name.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/cli.ts';
+import { getJson, killServices, poll, type Service, startService } from '../support/devnet-service.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-output', 'screenshots');
+const CHARTS = ['tvl', 'price', 'apy', 'holders', 'fees', 'flows'];
+
+const SUITE = 'dashboard and /status in headless Chromium on the devnet';
+const skipReason = existsSync(CHROMIUM)
+  ? null
+  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const suite = skipReason === null ? describe : describe.skip;
+// The default reporter names only the file of a skipped suite; say why here, so a skip is never silent.
+if (skipReason !== null) console.warn(`${SUITE} skipped: ${skipReason}`);
+
+const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-dashboard-'));
+let svc: Service;
+let browser: Browser;
+
+afterAll(async () => {
+  await browser?.close();
+  killServices();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A page that records every console error, page error, failed, >= 400 or foreign request. */
+async function openPage(): Promise<{ page: Page; problems: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  const origin = new URL(svc.api).origin;
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    requests.push(r.url());
+    if (!r.url().startsWith(`${origin}/`) && !r.url().startsWith('data:'))
+      problems.push(`request outside the API: ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  return { page, problems, requests };
+}
+
+/** Waits for every chart to be drawn with at least one point; returns points per chart. */
+async function chartsReady(page: Page): Promise<Record<string, number>> {
+  await page.waitForFunction(
+    (names) =>
+      names.every(
+        (n) => document.querySelector(`figure[data-chart="${n}"]`)?.getAttribute('data-ready') === 'true',
+      ),
+    CHARTS,
+    { timeout: 60_000 },
+  );
+  return page.$$eval('figure[data-chart]', (figs) =>
+    Object.fromEntries(
+      figs.map((f) => [f.getAttribute('data-chart'), Number(f.getAttribute('data-points'))]),
+    ),
+  );
+}
+
+suite(SUITE, () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    // Ten days of history: navApy needs a settled day with a close 7 days earlier. Live ticks stay on.
+    svc = await startService(join(dir, 'data'), { backfillDays: '10', liveIntervalMs: '3000' });
+    // The history is in the views once every chain is live and the consumers have no lag.
+    await poll(
+      'the backfill in the views',
+      async () => {
+        const s = await getJson(svc, '/status');
+        const live =
+          (s.ingest?.evm ?? []).every((p: any) => p.phase === 'live') && s.ingest?.evm?.length === 3;
+        const drained = Object.values(s.consumer.lag).every((n) => n === 0);
+        return live && drained ? true : undefined;
+      },
+      120_000,
+      svc,
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 300_000);
+
+  it('/ draws every chart of the first vault with the API data, and the pipeline', async () => {
+    const { page, problems, requests } = await openPage();
+    await page.goto(`${svc.api}/`);
+    const points = await chartsReady(page);
+    for (const c of CHARTS) expect(points[c], `${c} points`).toBeGreaterThan(0);
+
+    // The charts hold what the API answers: one TVL and one price point per day of history.
+    const slug = await page.$eval('#vault', (s) => (s as HTMLSelectElement).value);
+    expect(slug).toBe('ndev0');
+    const perf = (await getJson(svc, `/v1/vaults/${slug}/performance-history`)).data.history;
+    expect(points.tvl).toBe(perf.filter((d: any) => d.vault.tvl !== null).length);
+    expect(points.price).toBe(perf.length);
+    const navDays = perf.filter((d: any) => d.vault.navApy?.rolling7d != null).length;
+    expect(navDays, 'settled days with navApy 7 d').toBeGreaterThan(0);
+    expect(points.apy).toBeGreaterThanOrEqual(navDays);
+    // Every vault in the selector, the vault's KPIs, its recent transactions.
+    const options = await page.$$eval('#vault option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(options.sort()).toEqual(['ndev0', 'ndev1', 'ndev2']);
+    expect(await page.locator('.kpi').count()).toBeGreaterThanOrEqual(4);
+    expect(await page.locator('#transactions tbody tr').count()).toBeGreaterThan(0);
+
+    // The pipeline section (from /status as HTML): a progress bar per chain.
+    await page.waitForSelector('#pipeline-slot #pipeline tr[data-chain]');
+    const chains = await page.$$eval(
+      '#pipeline-slot tr[data-chain] [role=progressbar]',
+      (bars) => bars.length,
+    );
+    expect(chains).toBe(3);
+
+    // uPlot came from this server, not a CDN.
+    expect(requests.some((u) => u.endsWith('/dashboard/assets/uPlot.iife.min.js'))).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-ndev0.png'), fullPage: true });
+
+    // Live: the page refreshes on its own (the "updated" stamp moves, /status is read again).
+    const stamp = await page.textContent('#updated');
+    const statusReads = requests.filter((u) => u.endsWith('/status')).length;
+    await page.waitForFunction((s) => document.querySelector('#updated')?.textContent !== s, stamp, {
+      timeout: 30_000,
+    });
+    expect(requests.filter((u) => u.endsWith('/status')).length).toBeGreaterThan(statusReads);
+
+    // The selector switches every chart to another vault.
+    await page.selectOption('#vault', 'ndev2');
+    const points2 = await chartsReady(page);
+    const perf2 = (await getJson(svc, '/v1/vaults/ndev2/performance-history')).data.history;
+    expect(points2.price).toBe(perf2.length);
+    expect(new URL(page.url()).searchParams.get('vault')).toBe('ndev2');
+    await page.screenshot({ path: join(SHOTS, 'dashboard-ndev2.png'), fullPage: true });
+
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('/status is a page with progress bars and units for a browser, JSON for JSON clients', async () => {
+    const { page, problems } = await openPage();
+    const res = await page.goto(`${svc.api}/status`);
+    expect(res?.headers()['content-type']).toMatch(/^text\/html/);
+    const json = await getJson(svc, '/status');
+    const evm: any[] = json.ingest.evm;
+    const rows = await page.$$eval('#pipeline tr[data-chain]', (trs) =>
+      trs.map((tr) => ({
+        chain: Number(tr.getAttribute('data-chain')),
+        total: Number(tr.querySelector('[role=progressbar]')?.getAttribute('aria-valuemax')),
+        text: tr.textContent ?? '',
+      })),
+    );
+    expect(rows.map((r) => r.chain).sort()).toEqual(evm.map((p) => p.chainId).sort());
+    for (const r of rows) {
+      expect(r.total, `chain ${r.chain} blocks total`).toBeGreaterThan(0);
+      expect(r.text).toMatch(/\d[\d,]* \/ [\d,]+ blocks/);
+      expect(r.text).toMatch(/blocks\/s/);
+      expect(r.text).toMatch(/\d+ s/); // lag and ETA in seconds
+    }
+    const topics = await page.$$eval('#pipeline tr[data-topic]', (trs) =>
+      trs.map((t) => t.getAttribute('data-topic')),
+    );
+    expect(topics.sort()).toEqual(Object.keys(json.consumer.lag).sort());
+    expect(await page.textContent('#pipeline')).toMatch(/records/);
+    await page.screenshot({ path: join(SHOTS, 'status.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+
+    // JSON clients get the JSON as before: no Accept, Accept: application/json, */*.
+    for (const accept of [undefined, 'application/json', '*/*']) {
+      const r = await fetch(`${svc.api}/status`, { headers: accept ? { accept } : {} });
+      expect(r.headers.get('content-type'), `Accept ${accept}`).toMatch(/^application\/json/);
+      expect(Object.keys(await r.json())).toEqual(['store', 'chains', 'consumer', 'rows', 'ingest']);
+    }
+    const forced = await fetch(`${svc.api}/status?format=json`, { headers: { accept: 'text/html' } });
+    expect(forced.headers.get('content-type')).toMatch(/^application\/json/);
+  }, 60_000);
+});
