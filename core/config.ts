@@ -51,6 +51,48 @@ const liquidAsset = z.object({
     .default([]),
 });
 
+/**
+ * Where an asset's USD price comes from: `fixed` (the configured `usd`), `rate` (`getRate()` of an
+ * accountant or rate provider on `chainId`, `decimals` of the answer, times the USD price of its quote
+ * asset) or `aggregator` (a Chainlink-style feed's `latestRoundData()` answer on `chainId`, `decimals` of it).
+ */
+export const priceSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('fixed'), usd: z.number().nonnegative() }).strict(),
+  z
+    .object({
+      kind: z.literal('rate'),
+      chainId: z.number().int().positive(),
+      address,
+      decimals: z.number().int().min(0).max(36),
+      quoteUsdPrice: z.number().nonnegative().default(1),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('aggregator'),
+      chainId: z.number().int().positive(),
+      address,
+      decimals: z.number().int().min(0).max(36),
+    })
+    .strict(),
+]);
+export type PriceSource = z.infer<typeof priceSourceSchema>;
+
+/**
+ * A yield asset the vault holds (DESIGN section 8 compositionApy): its `slug` names the
+ * `targetComposition` item it is, `holdings` the token contracts whose `balanceOf(vault)` is
+ * read on each chain, `price` where its USD price comes from. Its APYs come from its own
+ * price history (ASSET_PRICE snapshots), its weight from the USD value held.
+ */
+const yieldAsset = z.object({
+  slug: z.string().min(1),
+  symbol: z.string().min(1),
+  decimals: z.number().int().min(0).max(36),
+  holdings: z.array(z.object({ chainId: z.number().int().positive(), contractAddress: address })).min(1),
+  price: priceSourceSchema,
+});
+export type YieldAssetConfig = z.infer<typeof yieldAsset>;
+
 /** A vault registry entry: every static field of the spec's VaultInfo, plus `status` and indexing facts. */
 export const vaultSchema = z.object({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
@@ -91,6 +133,8 @@ export const vaultSchema = z.object({
     })
     .optional(),
   liquidAssets: z.array(liquidAsset).default([]),
+  /** Yield assets (composition): everything else the vault holds that earns, with its price source. */
+  yieldAssets: z.array(yieldAsset).default([]),
   name: z.string().min(1),
   symbol: z.string().min(1),
   icon: z.string().default(''),

@@ -15,6 +15,8 @@ export const ABI_EXPORTS = {
   Composer: 'composerAbi',
   Relayer: 'relayerAbi',
   Multicall3: 'multicall3Abi',
+  NestHubAccountant: 'nestHubAccountantAbi',
+  MockAggregator: 'mockAggregatorAbi',
 } as const;
 
 export type ContractName = keyof typeof ABI_EXPORTS;

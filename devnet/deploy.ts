@@ -56,7 +56,53 @@ export interface DevnetAddresses {
   oft: Address;
   multicall3: Address;
   vaults: VaultAddresses[];
+  /** Yield assets the vaults' strategist buys with the vaults' USDC (composition), in YIELD_ASSETS order. */
+  yieldAssets: YieldAssetAddresses[];
 }
+
+/** A yield asset: a BoringVault share with its own legacy accountant and Veda teller, and for
+ * aggregator-priced ones a Chainlink-style feed the simulator posts the same price to. */
+export interface YieldAssetAddresses {
+  slug: string;
+  share: Address;
+  accountant: Address;
+  teller: Address;
+  /** The zero address when the asset is priced by its accountant rate. */
+  aggregator: Address;
+}
+
+/** A yield asset's starting rate (6 decimals, USD), yearly drift of its daily raises and its price source. */
+export interface YieldAssetSpec {
+  slug: string;
+  name: string;
+  symbol: string;
+  startingRate: bigint;
+  /** Mean yearly growth of the rate, bps (each day's raise is drawn around it). */
+  aprBps: number;
+  price: 'rate' | 'aggregator';
+}
+
+/** Decimals of the devnet's aggregator answers (Chainlink USD feeds use 8). */
+export const AGGREGATOR_DECIMALS = 8;
+
+export const YIELD_ASSETS: YieldAssetSpec[] = [
+  {
+    slug: 'ytbill',
+    name: 'Devnet T-Bill Vault',
+    symbol: 'yTBILL',
+    startingRate: 1_000_000n,
+    aprBps: 450,
+    price: 'rate',
+  },
+  {
+    slug: 'ycredit',
+    name: 'Devnet Credit Vault',
+    symbol: 'yCREDIT',
+    startingRate: 1_020_000n,
+    aprBps: 1_100,
+    price: 'aggregator',
+  },
+];
 
 /** What a vault starts with. Rates are in the base asset's 6 decimals, bounds and fees in bps. */
 export interface VaultSpec {
@@ -67,6 +113,10 @@ export interface VaultSpec {
   lowerBps: number;
   minimumUpdateDelaySeconds: number;
   managementFeeBps: number;
+  /** `hub`: a NestHubAccountant (bounds and fees in 1e6 = 100%: `upperBps`/`lowerBps` are then 1e6-scaled,
+   * `managementFeeBps` too, plus `performanceFee`); default the legacy accountant. */
+  accountant?: 'legacy' | 'hub';
+  performanceFee?: number;
 }
 
 export interface DeployOptions {
@@ -80,6 +130,19 @@ export interface DeployOptions {
 
 /** Default spec of the i-th vault: rate 1.0 + i%, bounds ±5%, hourly updates, 1% management fee. */
 export function defaultVaultSpec(i: number): VaultSpec {
+  // Vault 2 has a Nest hub accountant: ±5%, hourly, 1% management and 10% performance fee (1e6 scale).
+  if (i === 2)
+    return {
+      name: `Devnet Vault ${i}`,
+      symbol: `nDEV${i}`,
+      startingRate: 1_000_000n + BigInt(i) * 10_000n,
+      upperBps: 1_050_000,
+      lowerBps: 950_000,
+      minimumUpdateDelaySeconds: 3_600,
+      managementFeeBps: 10_000,
+      accountant: 'hub',
+      performanceFee: 100_000,
+    };
   return {
     name: `Devnet Vault ${i}`,
     symbol: `nDEV${i}`,
@@ -104,6 +167,8 @@ class Sender {
   ) {
     this.wallet = createWalletClient({ account, transport });
   }
+
+  compiledAbi = (name: ContractName): Abi => this.compiled[name].abi as Abi;
 
   async start(): Promise<void> {
     const { address } = this.account;
@@ -190,6 +255,9 @@ export async function deployVaultSystem(rpcUrl: string, opts: DeployOptions): Pr
       true,
     ]);
   }
+  const yieldAssets: YieldAssetAddresses[] = [];
+  for (const y of YIELD_ASSETS)
+    yieldAssets.push(await deployYieldAsset(tx, y, asset, account.address, vaults));
   await tx.settle();
   await createTestClient({ mode: 'anvil', transport }).setCode({
     address: MULTICALL3_ADDRESS,
@@ -205,6 +273,7 @@ export async function deployVaultSystem(rpcUrl: string, opts: DeployOptions): Pr
     oft,
     multicall3: MULTICALL3_ADDRESS,
     vaults,
+    yieldAssets,
   };
 }
 
@@ -217,16 +286,29 @@ async function deployVault(
   g: { asset: Address; operatorRegistry: Address; payout: Address },
 ): Promise<VaultAddresses> {
   const share = await tx.deploy('BoringVault', [spec.name, spec.symbol, 6]);
-  const accountant = await tx.deploy('Accountant', [
-    share,
-    g.asset,
-    g.payout,
-    spec.startingRate,
-    spec.upperBps,
-    spec.lowerBps,
-    spec.minimumUpdateDelaySeconds,
-    spec.managementFeeBps,
-  ]);
+  const accountant =
+    spec.accountant === 'hub'
+      ? await tx.deploy('NestHubAccountant', [
+          share,
+          g.asset,
+          g.payout,
+          spec.startingRate,
+          spec.upperBps,
+          spec.lowerBps,
+          spec.minimumUpdateDelaySeconds,
+          spec.managementFeeBps,
+          spec.performanceFee ?? 0,
+        ])
+      : await tx.deploy('Accountant', [
+          share,
+          g.asset,
+          g.payout,
+          spec.startingRate,
+          spec.upperBps,
+          spec.lowerBps,
+          spec.minimumUpdateDelaySeconds,
+          spec.managementFeeBps,
+        ]);
   const tellerVeda = await tx.deploy('TellerVeda', [share, accountant]);
   const tellerNucleus = await tx.deploy('TellerNucleus', [share, accountant]);
   const queueVeda = await tx.deploy('AtomicQueueVeda');
@@ -234,4 +316,71 @@ async function deployVault(
   const authority = await tx.deploy('RolesAuthority');
   const nestVault = await tx.deploy('NestVault', [share, g.asset, accountant, g.operatorRegistry]);
   return { share, accountant, tellerVeda, tellerNucleus, queueVeda, queueNucleus, authority, nestVault };
+}
+
+/** A yield asset: share, accountant (no fee), teller (the vaults may bulkWithdraw), optional feed. */
+async function deployYieldAsset(
+  tx: Sender,
+  y: YieldAssetSpec,
+  asset: Address,
+  payout: Address,
+  vaults: VaultAddresses[],
+): Promise<YieldAssetAddresses> {
+  const share = await tx.deploy('BoringVault', [y.name, y.symbol, 6]);
+  const accountant = await tx.deploy('Accountant', [
+    share,
+    asset,
+    payout,
+    y.startingRate,
+    10_500,
+    9_500,
+    3_600,
+    0,
+  ]);
+  const teller = await tx.deploy('TellerVeda', [share, accountant]);
+  const aggregator =
+    y.price === 'aggregator'
+      ? await tx.deploy('MockAggregator', [
+          AGGREGATOR_DECIMALS,
+          `${y.symbol} / USD`,
+          y.startingRate * 10n ** BigInt(AGGREGATOR_DECIMALS - 6),
+        ])
+      : ('0x0000000000000000000000000000000000000000' as Address);
+  const compiled = tx.compiledAbi;
+  await tx.call(share, compiled('BoringVault'), 'setAuthorized', [teller, true]);
+  for (const v of vaults) await tx.call(teller, compiled('TellerVeda'), 'setAuthorized', [v.share, true]);
+  return { slug: y.slug, share, accountant, teller, aggregator };
+}
+
+/**
+ * The registry fields of vault `i` that come from its accountant kind and the yield assets: hub
+ * flags, `targetComposition` (one item per yield asset) and `yieldAssets` (held on every chain,
+ * priced on the primary chain by the asset's accountant rate or its aggregator).
+ */
+export function vaultRegistryExtras(spec: VaultSpec, a: DevnetAddresses, chainIds: number[]) {
+  const hub = spec.accountant === 'hub';
+  return {
+    isHubAccountant: hub,
+    targetComposition: a.yieldAssets.map((y, k) => ({
+      slug: y.slug,
+      name: YIELD_ASSETS[k]?.name ?? y.slug,
+      description: `${YIELD_ASSETS[k]?.symbol ?? y.slug} (devnet yield asset)`,
+      image: '',
+    })),
+    yieldAssets: a.yieldAssets.map((y, k) => ({
+      slug: y.slug,
+      symbol: YIELD_ASSETS[k]?.symbol ?? y.slug,
+      decimals: 6,
+      holdings: chainIds.map((chainId) => ({ chainId, contractAddress: y.share })),
+      price:
+        y.aggregator === '0x0000000000000000000000000000000000000000'
+          ? { kind: 'rate' as const, chainId: chainIds[0], address: y.accountant, decimals: 6 }
+          : {
+              kind: 'aggregator' as const,
+              chainId: chainIds[0],
+              address: y.aggregator,
+              decimals: AGGREGATOR_DECIMALS,
+            },
+    })),
+  };
 }

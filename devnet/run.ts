@@ -13,7 +13,13 @@ import { silentLogger } from '../core/log.ts';
 import type { DevnetSettings } from '../core/settings/devnet.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';
-import { type DevnetAddresses, defaultVaultSpec, deployVaultSystem, type VaultSpec } from './deploy.ts';
+import {
+  type DevnetAddresses,
+  defaultVaultSpec,
+  deployVaultSystem,
+  type VaultSpec,
+  vaultRegistryExtras,
+} from './deploy.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 
 export type DevnetChainEntry = z.input<typeof chainSchema>;
@@ -191,6 +197,7 @@ function vaultEntry(spec: VaultSpec, i: number, a: DevnetAddresses, chainIds: nu
     decimals: 6,
     chain,
     chainIds,
+    ...vaultRegistryExtras(spec, a, chainIds),
     liquidAssets: chainIds.map((chainId) => ({
       contractAddress: a.asset,
       symbol: 'USDC',

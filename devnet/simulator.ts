@@ -8,7 +8,7 @@
  */
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
-import { accountantAbi, boringVaultAbi, mockUsdcAbi, tellerVedaAbi } from './abis.ts';
+import { accountantAbi, boringVaultAbi, mockUsdcAbi, nestHubAccountantAbi, tellerVedaAbi } from './abis.ts';
 import { anvilAccount } from './anvil.ts';
 import type { DevnetAddresses, VaultSpec } from './deploy.ts';
 import { bridgeOut, deliverBridged } from './sim/bridge-actions.ts';
@@ -23,6 +23,7 @@ import {
   transfer,
 } from './sim/holder-actions.ts';
 import {
+  type HubAccountantState,
   claimFees,
   claimRedemptions,
   fulfillRedemptions,
@@ -35,6 +36,7 @@ import {
 } from './sim/keeper-actions.ts';
 import { Rng } from './sim/rng.ts';
 import { GroundTruth } from './sim/truth.ts';
+import { raiseYieldRates, setupYieldAssets, strategistMove } from './sim/yield-actions.ts';
 
 export interface SimulatorOptions {
   /** The chains, primary first (the mint flow and the reorg happen there). */
@@ -106,6 +108,9 @@ async function randomActions(ctx: SimContext, n: number, timeOf?: (i: number) =>
 /** One simulated UTC day on one chain starting at `day0` (Unix seconds). */
 async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): Promise<void> {
   ctx.deliverBefore = day0;
+  const yieldRng = yieldRngs.get(ctx);
+  ctx.chain.travelTo(day0 + 300);
+  if (yieldRng) await raiseYieldRates(ctx, yieldRng);
   ctx.chain.travelTo(day0 + 600);
   for (const [i, v] of ctx.vaults.entries())
     await updateRate(ctx, v, pauseToday && i === 1 % ctx.vaults.length);
@@ -114,12 +119,17 @@ async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): 
   ctx.chain.travelTo(day0 + 20 * 3_600);
   await solveRequests(ctx, 0.6);
   await fulfillRedemptions(ctx, 0.7);
+  ctx.chain.travelTo(day0 + 21 * 3_600);
+  if (yieldRng) for (const v of ctx.vaults) await strategistMove(ctx, v, yieldRng);
   ctx.chain.travelTo(day0 + 22 * 3_600);
   await claimRedemptions(ctx);
   await deliverBridged(ctx);
   if (Math.floor(day0 / DAY) % 7 === 6) for (const v of ctx.vaults) await claimFees(ctx, v);
   ctx.truth.expire(ctx.chain.chainId, day0 + DAY);
 }
+
+/** Each chain's random stream of the yield assets' rates and the strategist (apart from `ctx.rng`). */
+const yieldRngs = new WeakMap<SimContext, Rng>();
 
 /** Sends transactions that a reorg then discards (booked nowhere but in `reorgs`), and replaces them. */
 async function reorg(ctx: SimContext, holdMs: number, log: Logger): Promise<void> {
@@ -181,6 +191,21 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
     const vaults: VaultState[] = [];
     for (const [vi, spec] of opts.specs.entries()) {
       const addrs = opts.addresses.vaults[vi];
+      if (spec.accountant === 'hub') {
+        const h = await chain.read<HubAccountantState>(
+          addrs.accountant,
+          nestHubAccountantAbi,
+          'getAccountantState',
+        );
+        vaults.push({
+          spec,
+          addrs,
+          rate: h.exchangeRate,
+          lastRateUpdate: Number(h.lastUpdateTimestamp),
+          paused: h.isPaused,
+        });
+        continue;
+      }
       const state = await chain.read<readonly unknown[]>(addrs.accountant, accountantAbi, 'accountantState');
       vaults.push({
         spec,
@@ -203,6 +228,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       vaults,
       now: () => chain.now(),
     });
+    yieldRngs.set(contexts[contexts.length - 1], new Rng(opts.seed * 7_919 + c.chainId * 13 + 5));
   }
   let ticks = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -241,6 +267,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
         contexts.map(async (ctx, c) => {
           ctx.chain.travelTo(first - 3_600);
           for (const v of ctx.vaults) await setupVault(ctx, v);
+          await setupYieldAssets(ctx, ctx.now());
           for (let day0 = first; day0 < today; day0 += DAY) {
             await simulateDay(ctx, day0, ctx.primary && day0 === pauseDay);
             done[c]++;

@@ -30,4 +30,19 @@ contract BoringVault is MockERC20, Owned {
         if (assetAmount > 0) MockERC20(asset).transfer(to, assetAmount);
         emit Exit(to, asset, assetAmount, from, shareAmount);
     }
+
+    /// @notice The strategist's call from the vault (reference section 1, `manage(address,bytes,uint256)`).
+    function manage(address target, bytes calldata data, uint256 value)
+        external
+        requiresAuth
+        returns (bytes memory result)
+    {
+        bool ok;
+        (ok, result) = target.call{value: value}(data);
+        if (!ok) {
+            assembly {
+                revert(add(result, 32), mload(result))
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@ import {
   atomicQueueNucleusAbi,
   atomicQueueVedaAbi,
   mockUsdcAbi,
+  nestHubAccountantAbi,
   nestVaultAbi,
   operatorRegistryAbi,
   redeemOperatorAbi,
@@ -53,6 +54,7 @@ export async function setupVault(ctx: SimContext, v: VaultState): Promise<void> 
  */
 export async function updateRate(ctx: SimContext, v: VaultState, pause = false): Promise<void> {
   if (ctx.now() < v.lastRateUpdate + v.spec.minimumUpdateDelaySeconds + 1) return;
+  if (v.spec.accountant === 'hub') return updateHubRate(ctx, v);
   if (v.paused) {
     const tx = await ctx.chain.send(ctx.deployer, v.addrs.accountant, accountantAbi, 'unpause');
     v.paused = false;
@@ -78,6 +80,84 @@ export async function updateRate(ctx: SimContext, v: VaultState, pause = false):
     });
   }
   ctx.truth.did(pause ? 'rateUpdatePausing' : 'rateUpdate', tx.timestamp);
+}
+
+/** What the simulator mirrors of a NestHubAccountant's state (read once from the chain, then booked). */
+interface HubState {
+  lastGross: bigint;
+  hwm: bigint;
+  totalSharesLastUpdate: bigint;
+  managementFee: bigint;
+  performanceFee: bigint;
+}
+const hubStates = new WeakMap<VaultState, HubState>();
+const YEAR = 365n * 86_400n;
+
+/** The hub accountant state `getAccountantState()` as viem decodes it. */
+export type HubAccountantState = {
+  feesOwedInBase: bigint;
+  exchangeRate: bigint;
+  lastUpdateTimestamp: bigint;
+  isPaused: boolean;
+  managementFee: number;
+  highWaterMark: bigint;
+  lastGrossRate: bigint;
+  totalSharesLastUpdate: bigint;
+};
+
+/**
+ * The daily update of a hub accountant: the gross rate moves like the legacy one (+0 to +0.04%),
+ * `totalShareSupplyAcrossChains` is this chain's supply (each chain's hub stands alone on the devnet),
+ * and the simulator computes the fees and the net rate as NestHubAccountant does, booking the fees as
+ * `accountantAccrued` and the net rate as the vault's rate.
+ */
+async function updateHubRate(ctx: SimContext, v: VaultState): Promise<void> {
+  let h = hubStates.get(v);
+  if (!h) {
+    const s = await ctx.chain.read<HubAccountantState>(
+      v.addrs.accountant,
+      nestHubAccountantAbi,
+      'getAccountantState',
+    );
+    const perf = await ctx.chain.read<readonly number[]>(
+      v.addrs.accountant,
+      nestHubAccountantAbi,
+      'performanceFeeConfig',
+    );
+    h = {
+      lastGross: s.lastGrossRate,
+      hwm: s.highWaterMark,
+      totalSharesLastUpdate: s.totalSharesLastUpdate,
+      managementFee: BigInt(s.managementFee),
+      performanceFee: BigInt(perf[0]),
+    };
+    hubStates.set(v, h);
+  }
+  const gross = h.lastGross + (h.lastGross * BigInt(ctx.rng.int(0, 40))) / 100_000n;
+  const supply = ctx.truth.supplyOf(ctx.chain.chainId, v.addrs.share);
+  const tx = await ctx.chain.send(
+    ctx.deployer,
+    v.addrs.accountant,
+    nestHubAccountantAbi,
+    'updateExchangeRate',
+    [gross, supply],
+  );
+  const shares = supply < h.totalSharesLastUpdate ? supply : h.totalSharesLastUpdate;
+  const minRate = gross < h.lastGross ? gross : h.lastGross;
+  const dt = BigInt(tx.timestamp - v.lastRateUpdate);
+  let fees = (((((shares * minRate) / ONE) * h.managementFee) / 1_000_000n) * dt) / YEAR;
+  if (gross > h.hwm) {
+    fees += (((shares * (gross - h.hwm)) / ONE) * h.performanceFee) / 1_000_000n;
+    h.hwm = gross;
+  }
+  const net = shares > 0n ? gross - (fees * ONE) / shares : gross;
+  h.lastGross = gross;
+  h.totalSharesLastUpdate = supply;
+  v.rate = net;
+  v.lastRateUpdate = tx.timestamp;
+  ctx.truth.rate(ctx.chain.chainId, v.addrs.share, tx.timestamp, net);
+  ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantAccrued', fees);
+  ctx.truth.did('rateUpdate', tx.timestamp);
 }
 
 /** Solves each open, unexpired request with probability `p` (the rest wait, and may expire). */
@@ -169,16 +249,23 @@ export async function claimRedemptions(ctx: SimContext): Promise<void> {
 
 /** Claims the accountant's fees owed (amount as the chain accrued it, from the FeesClaimed log) and the NestVault's fees. */
 export async function claimFees(ctx: SimContext, v: VaultState): Promise<void> {
-  const state = await ctx.chain.read<readonly unknown[]>(
-    v.addrs.accountant,
-    accountantAbi,
-    'accountantState',
-  );
-  if ((state[1] as bigint) > 0n) {
+  const owed =
+    v.spec.accountant === 'hub'
+      ? (
+          await ctx.chain.read<HubAccountantState>(
+            v.addrs.accountant,
+            nestHubAccountantAbi,
+            'getAccountantState',
+          )
+        ).feesOwedInBase
+      : ((
+          await ctx.chain.read<readonly unknown[]>(v.addrs.accountant, accountantAbi, 'accountantState')
+        )[1] as bigint);
+  if (owed > 0n) {
     const tx = await ctx.chain.send(ctx.deployer, v.addrs.accountant, accountantAbi, 'claimFees', [
       ctx.addrs.asset,
     ]);
-    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantClaimed', state[1] as bigint);
+    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantClaimed', owed);
     ctx.truth.did('accountantFeesClaimed', tx.timestamp);
   }
   for (const id of Object.values(FEE)) {

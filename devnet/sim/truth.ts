@@ -8,7 +8,23 @@ import { renameSync, writeFileSync } from 'node:fs';
 import type { Address, Hex } from 'viem';
 import type { DevnetAddresses } from '../deploy.ts';
 
-export type FeeKind = 'accountantClaimed' | 'instantRedemption' | 'deposit' | 'redemption';
+/** `accountantAccrued`: management plus performance fee a hub accountant accrued on a rate update (the
+ * simulator's own arithmetic, mirroring NestHubAccountant). */
+export type FeeKind =
+  | 'accountantClaimed'
+  | 'accountantAccrued'
+  | 'instantRedemption'
+  | 'deposit'
+  | 'redemption';
+
+/** compositionApy of one vault and day (DESIGN section 8), percent; null where an asset history is too short. */
+export interface CompositionApyTruth {
+  rolling7d: number | null;
+  rolling30d: number | null;
+  sec30d: number | null;
+  /** Renormalised weight per yield asset slug, percent. */
+  weights: Record<string, number>;
+}
 
 export interface AtomicRequestTruth {
   chainId: number;
@@ -84,6 +100,90 @@ export interface GroundTruthJson {
   reorgs: { chainId: number; forkBlock: string; orphanedBlocks: Hex[]; orphanedTxs: Hex[]; at: number }[];
   /** Counts of what was done, by action name. */
   actions: Record<string, number>;
+  /** Yield assets: chainId -> slug -> day -> the asset's rate (6 decimals, USD) at the end of that day. */
+  yieldPrices: Record<string, Record<string, Record<string, string>>>;
+  /** chainId -> share -> slug -> day -> yield-asset balance the vault held at the end of that day (days with a change). */
+  yieldHoldings: Record<string, Record<string, Record<string, Record<string, string>>>>;
+  /** share -> day -> compositionApy, from the primary chain's yield prices and the holdings on every chain,
+   * for every day from the first yield price to the last simulated day. */
+  compositionApy: Record<string, Record<string, CompositionApyTruth>>;
+}
+
+const DAY_MS = 86_400_000;
+const dayShift = (day: string, n: number) =>
+  new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** The value of the latest key at or before `day` of a day-keyed map (null when none). */
+function atOrBefore(series: Record<string, string> | undefined, day: string): string | null {
+  let best: string | null = null;
+  let bestDay = '';
+  for (const [d, v] of Object.entries(series ?? {}))
+    if (d <= day && d >= bestDay) {
+      best = v;
+      bestDay = d;
+    }
+  return best;
+}
+
+/**
+ * compositionApy per share and day, independently of the service: weights = USD held of each yield
+ * asset over every chain at the day's close (rate x balance), renormalised over the yield assets;
+ * asset apyNd = (P(d)/P(d-N) - 1) * 365/N * 100 from the primary chain's close rates.
+ */
+export function compositionApyTruth(
+  primary: number,
+  shares: string[],
+  yieldPrices: GroundTruthJson['yieldPrices'],
+  yieldHoldings: GroundTruthJson['yieldHoldings'],
+  lastDay: string,
+): GroundTruthJson['compositionApy'] {
+  const prices = yieldPrices[String(primary)] ?? {};
+  const slugs = Object.keys(prices).sort();
+  const firstDay = slugs.flatMap((s) => Object.keys(prices[s])).sort()[0];
+  const out: GroundTruthJson['compositionApy'] = {};
+  if (!firstDay) return out;
+  const apy = (slug: string, day: string, n: number) => {
+    const p = atOrBefore(prices[slug], day);
+    const q = atOrBefore(prices[slug], dayShift(day, -n));
+    return p === null || q === null ? null : (Number(p) / Number(q) - 1) * (365 / n) * 100;
+  };
+  for (const share of shares) {
+    const byDay: Record<string, CompositionApyTruth> = {};
+    for (let day = firstDay; day <= lastDay; day = dayShift(day, 1)) {
+      const usd = new Map<string, number>();
+      for (const slug of slugs) {
+        const p = atOrBefore(prices[slug], day);
+        let held = 0n;
+        for (const chain of Object.keys(yieldHoldings))
+          held += BigInt(atOrBefore(yieldHoldings[chain]?.[share]?.[slug], day) ?? '0');
+        usd.set(slug, p === null ? 0 : (Number(held) / 1e6) * (Number(p) / 1e6));
+      }
+      const total = [...usd.values()].reduce((a, b) => a + b, 0);
+      const weights = Object.fromEntries(
+        slugs.map((s) => [s, total > 0 ? ((usd.get(s) ?? 0) / total) * 100 : 0]),
+      );
+      const roll = (n: number) => {
+        let num = 0;
+        let den = 0;
+        for (const s of slugs) {
+          const a = apy(s, day, n);
+          if (a === null || !weights[s]) continue;
+          num += weights[s] * a;
+          den += weights[s];
+        }
+        return den > 0 ? num / den : null;
+      };
+      const rolling30d = roll(30);
+      byDay[day] = {
+        rolling7d: roll(7),
+        rolling30d,
+        sec30d: rolling30d === null ? null : 2 * ((1 + ((rolling30d / 100) * 30) / 365) ** 6 - 1) * 100,
+        weights,
+      };
+    }
+    out[share] = byDay;
+  }
+  return out;
 }
 
 /** `obj[k0][k1]...[kn] = value`, creating the intermediate objects. */
@@ -120,6 +220,10 @@ export class GroundTruth {
   readonly bridges: BridgeTruth[] = [];
   readonly reorgs: GroundTruthJson['reorgs'] = [];
   private readonly actions = new Map<string, number>();
+  private readonly yieldPrices = new Map<string, string>();
+  private readonly yieldRates = new Map<string, bigint>();
+  private readonly yieldHoldings = new Map<string, bigint>();
+  private readonly yieldHoldingDays = new Map<string, string>();
   private from = 0;
   private to = 0;
 
@@ -153,6 +257,33 @@ export class GroundTruth {
     const v = (this.balances.get(key) ?? 0n) + delta;
     if (v < 0n) throw new Error(`ground truth: negative balance for ${key}`);
     this.balances.set(key, v);
+  }
+
+  supplyOf(chainId: number, share: Address): bigint {
+    return this.supply.get(`${chainId}|${share}`) ?? 0n;
+  }
+
+  /** A yield asset's rate set on `chainId` at `at`. */
+  yieldPrice(chainId: number, slug: string, at: number, rate: bigint): void {
+    this.yieldRates.set(`${chainId}|${slug}`, rate);
+    this.yieldPrices.set(`${chainId}|${slug}|${utcDay(at)}`, rate.toString());
+  }
+
+  yieldRate(chainId: number, slug: string): bigint {
+    return this.yieldRates.get(`${chainId}|${slug}`) ?? 0n;
+  }
+
+  yieldHolding(chainId: number, share: Address, slug: string): bigint {
+    return this.yieldHoldings.get(`${chainId}|${share}|${slug}`) ?? 0n;
+  }
+
+  /** The vault `share` now holds `delta` more (or less) of yield asset `slug` on `chainId`. */
+  moveYield(chainId: number, share: Address, slug: string, at: number, delta: bigint): void {
+    const key = `${chainId}|${share}|${slug}`;
+    const v = (this.yieldHoldings.get(key) ?? 0n) + delta;
+    if (v < 0n) throw new Error(`ground truth: negative yield holding for ${key}`);
+    this.yieldHoldings.set(key, v);
+    this.yieldHoldingDays.set(`${key}|${utcDay(at)}`, v.toString());
   }
 
   rate(chainId: number, share: Address, at: number, rate: bigint): void {
@@ -201,6 +332,19 @@ export class GroundTruth {
       const [chain, share, day] = key.split('|');
       setPath(closePrices, [chain, share, day], v);
     }
+    const yieldPrices: GroundTruthJson['yieldPrices'] = {};
+    for (const [key, v] of [...this.yieldPrices].sort(([a], [b]) => a.localeCompare(b)))
+      setPath(yieldPrices, key.split('|'), v);
+    const yieldHoldings: GroundTruthJson['yieldHoldings'] = {};
+    for (const [key, v] of [...this.yieldHoldingDays].sort(([a], [b]) => a.localeCompare(b)))
+      setPath(yieldHoldings, key.split('|'), v);
+    const compositionApy = compositionApyTruth(
+      this.chainIds[0],
+      this.addresses.vaults.map((v) => v.share),
+      yieldPrices,
+      yieldHoldings,
+      utcDay(this.to),
+    );
     return {
       seed: this.seed,
       chainIds: this.chainIds,
@@ -220,6 +364,9 @@ export class GroundTruth {
       bridges: [...this.bridges].sort((a, b) => a.srcChainId - b.srcChainId),
       reorgs: byChain(this.reorgs),
       actions: Object.fromEntries(this.actions),
+      yieldPrices,
+      yieldHoldings,
+      compositionApy,
     };
   }
 

@@ -1,32 +1,62 @@
 /**
- * `accountantState()` of the two legacy accountant families. The getter returns
- * the struct's fields flat, 12 words for Veda (with highwaterMark, platform and
- * performance fees) and 10 for Nucleus/Plume (with managementFee), so the layout is
- * told apart by the length of the answer; the ingester needs `feesOwedInBase`,
- * `exchangeRate` and `isPaused` (paused without an event when an update is out of
- * bounds, reference section 3).
+ * Accountant state reads of three families. The legacy `accountantState()` getter
+ * returns the struct's fields flat, 12 words for Veda (with highwaterMark, platform and
+ * performance fees) and 10 for Nucleus/Plume (with managementFee); the Nest hub
+ * accountant's `getAccountantState()` returns its 14-field struct (fees and bounds in
+ * 1e6 = 100%, reference section 6). The layout is told apart by the length of the
+ * answer; which getter to call comes from the registry (`isHubAccountant`, or
+ * `coreAccountant.isHub` naming the accountant). The ingester needs `feesOwedInBase`,
+ * `exchangeRate` and `isPaused` (a legacy accountant pauses without an event when an
+ * update is out of bounds, reference section 3).
  */
-import { decodeFunctionResult, encodeFunctionData, type Hex, size } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, type Hex, parseAbi, size } from 'viem';
+import type { VaultConfig } from '../../core/config.ts';
 import { accountantStateNucleus, accountantStateVeda } from './abis.ts';
 import type { ReadCall } from './chain.ts';
 
 export interface AccountantState {
-  layout: 'veda' | 'nucleus';
+  layout: 'veda' | 'nucleus' | 'hub';
   feesOwedInBase: bigint;
   exchangeRate: bigint;
   isPaused: boolean;
+  /** Hub only: the management fee, 1e6 = 100%. */
+  managementFee?: number;
 }
+
+/** NestHubAccountant's `getAccountantState()` (selector 0x42a20b76). */
+export const hubAccountantAbi = parseAbi([
+  'function getAccountantState() view returns ((address payoutAddress, uint128 feesOwedInBase, uint128 totalSharesLastUpdate, uint96 exchangeRate, uint32 allowedExchangeRateChangeUpper, uint32 allowedExchangeRateChangeLower, uint64 lastUpdateTimestamp, bool isPaused, uint32 minimumUpdateDelayInSeconds, uint32 managementFee, uint96 highWaterMark, uint96 lastGrossRate, uint96 clawbackReferenceRate, uint64 hwmLastUpdateTimestamp))',
+]);
 
 const CALL_DATA = encodeFunctionData({ abi: accountantStateVeda, functionName: 'accountantState' });
+const HUB_CALL_DATA = encodeFunctionData({ abi: hubAccountantAbi, functionName: 'getAccountantState' });
 
-/** The `accountantState()` read of `accountant`. */
-export function accountantStateCall(accountant: string): ReadCall {
-  return { target: accountant as Hex, data: CALL_DATA };
+/** Whether vault `v`'s accountant is a Nest hub accountant (read with `getAccountantState()`). */
+export function isHubAccountant(v: VaultConfig): boolean {
+  return (
+    v.isHubAccountant ||
+    (v.coreAccountant.isHub && v.coreAccountant.address.toLowerCase() === v.accountantAddress.toLowerCase())
+  );
 }
 
-/** Decodes an `accountantState()` answer; undefined when it has neither layout. */
+/** The state read of `accountant`: `getAccountantState()` for a hub accountant, else `accountantState()`. */
+export function accountantStateCall(accountant: string, hub = false): ReadCall {
+  return { target: accountant as Hex, data: hub ? HUB_CALL_DATA : CALL_DATA };
+}
+
+/** Decodes an `accountantState()` or `getAccountantState()` answer; undefined when it has no known layout. */
 export function decodeAccountantState(data: Hex | undefined): AccountantState | undefined {
-  if (!data) return undefined;
+  if (!data || data === '0x') return undefined;
+  if (size(data) === 14 * 32) {
+    const r = decodeFunctionResult({ abi: hubAccountantAbi, functionName: 'getAccountantState', data });
+    return {
+      layout: 'hub',
+      feesOwedInBase: r.feesOwedInBase,
+      exchangeRate: r.exchangeRate,
+      isPaused: r.isPaused,
+      managementFee: r.managementFee,
+    };
+  }
   if (size(data) === 12 * 32) {
     const r = decodeFunctionResult({ abi: accountantStateVeda, functionName: 'accountantState', data });
     return { layout: 'veda', feesOwedInBase: r[2], exchangeRate: r[4], isPaused: r[8] };

@@ -12,7 +12,12 @@
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
 import { accountantViews } from './abis.ts';
-import { type AccountantState, accountantStateCall, decodeAccountantState } from './accountant.ts';
+import {
+  type AccountantState,
+  accountantStateCall,
+  decodeAccountantState,
+  isHubAccountant,
+} from './accountant.ts';
 import type { ChainReader } from './chain.ts';
 import { decimalText } from './contracts.ts';
 import type { DecodedLog } from './decode.ts';
@@ -63,7 +68,7 @@ export async function accrue(
   for (const [block, accs] of wanted) {
     const list = [...accs];
     const calls = list.flatMap((a) => [
-      accountantStateCall(a),
+      accountantStateCall(a, ctx.contracts.byAddress.get(a)?.vaults.some(isHubAccountant) ?? false),
       ...(baseOf.has(a) ? [] : [{ target: a as Hex, data: BASE_CALL }]),
     ]);
     const answers = await reader.read(calls, block);

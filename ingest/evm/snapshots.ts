@@ -3,12 +3,18 @@
  * on the chain, the share's `totalSupply()` (SUPPLY), the accountant's state (an
  * ACCOUNTANT snapshot with `isPaused`, amount = the state's exchange rate) and
  * `getRate()` (a READ rate), and the vault's balance of each configured liquid asset
- * of the chain (ASSET_BALANCE). A read that reverts leaves its record out; the
- * rest of the snapshot stands.
+ * of the chain (ASSET_BALANCE). For the vault's yield assets (`yieldAssets`): the
+ * vault's `balanceOf` of each holding on the chain (ASSET_BALANCE, token = the holding's
+ * contract) and each price read on the chain (ASSET_PRICE on chain 0, token = the asset's
+ * slug, amount = the raw answer): `getRate()` of a `rate` source, `latestRoundData()` of an
+ * `aggregator`, the configured USD of a `fixed` one (sent with the first holding's chain).
+ * Asset APYs come from that price history (views/migrations/011). A read that reverts
+ * leaves its record out; the rest of the snapshot stands.
  */
-import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, formatUnits, type Hex, parseAbi } from 'viem';
+import type { PriceSource, YieldAssetConfig } from '../../core/config.ts';
 import { accountantViews, erc20Views } from './abis.ts';
-import { accountantStateCall, decodeAccountantState } from './accountant.ts';
+import { accountantStateCall, decodeAccountantState, isHubAccountant } from './accountant.ts';
 import type { BlockHeader, ChainReader, ReadCall } from './chain.ts';
 import { type ChainContracts, decimalText } from './contracts.ts';
 import type { Emitted } from './map.ts';
@@ -21,6 +27,46 @@ export const NO_TX = `0x${'0'.repeat(64)}`;
 const uint = (data: Hex | undefined, fn: 'totalSupply' | 'balanceOf') =>
   data ? decodeFunctionResult({ abi: erc20Views, functionName: fn, data }) : undefined;
 
+/** Chainlink AggregatorV3Interface. */
+export const aggregatorViews = parseAbi([
+  'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+]);
+const RATE_CALL = encodeFunctionData({ abi: accountantViews, functionName: 'getRate' });
+const ROUND_CALL = encodeFunctionData({ abi: aggregatorViews, functionName: 'latestRoundData' });
+
+/** The read of a price source on the chain, if it is read there. */
+function priceCall(p: PriceSource, chainId: number): ReadCall | undefined {
+  if (p.kind === 'fixed' || p.chainId !== chainId) return undefined;
+  return { target: p.address as Hex, data: p.kind === 'rate' ? RATE_CALL : ROUND_CALL };
+}
+
+/** USD price as a decimal string of `raw` / 10^decimals x quote (exact for a quote of up to 6 decimals). */
+function usdText(raw: bigint, decimals: number, quoteUsd = 1): string {
+  if (quoteUsd === 1) return formatUnits(raw, decimals);
+  return formatUnits(raw * BigInt(Math.round(quoteUsd * 1e6)), decimals + 6);
+}
+
+/** Raw answer, its decimals and USD price of a yield asset's price read (or fixed price); undefined when unread. */
+function priceOf(y: YieldAssetConfig, data: Hex | undefined, chainId: number) {
+  const p = y.price;
+  if (p.kind === 'fixed') {
+    if (y.holdings[0].chainId !== chainId) return undefined;
+    return { amount: '0', decimals: 0, usdPrice: decimalText(p.usd) };
+  }
+  if (!data || data === '0x') return undefined;
+  if (p.kind === 'rate') {
+    const raw = decodeFunctionResult({ abi: accountantViews, functionName: 'getRate', data });
+    return {
+      amount: raw.toString(),
+      decimals: p.decimals,
+      usdPrice: usdText(raw, p.decimals, p.quoteUsdPrice),
+    };
+  }
+  const answer = decodeFunctionResult({ abi: aggregatorViews, functionName: 'latestRoundData', data })[1];
+  if (answer < 0n) return undefined;
+  return { amount: answer.toString(), decimals: p.decimals, usdPrice: usdText(answer, p.decimals) };
+}
+
 /** Reads and returns the snapshot records of every vault on the chain at `at`. */
 export async function takeSnapshot(
   reader: ChainReader,
@@ -31,13 +77,18 @@ export async function takeSnapshot(
   const calls: ReadCall[] = [];
   const plans = contracts.vaults.map((v) => {
     const assets = v.liquidAssets.filter((a) => a.chainId === chainId);
+    const yields = v.yieldAssets.map((y) => ({
+      y,
+      holding: y.holdings.find((h) => h.chainId === chainId),
+      price: priceCall(y.price, chainId),
+    }));
     const first = calls.length;
     calls.push(
       {
         target: v.vaultAddress as Hex,
         data: encodeFunctionData({ abi: erc20Views, functionName: 'totalSupply' }),
       },
-      accountantStateCall(v.accountantAddress),
+      accountantStateCall(v.accountantAddress, isHubAccountant(v)),
       {
         target: v.accountantAddress as Hex,
         data: encodeFunctionData({ abi: accountantViews, functionName: 'getRate' }),
@@ -51,11 +102,30 @@ export async function takeSnapshot(
         }),
       })),
     );
-    return { v, assets, first };
+    const yieldAt = yields.map(({ holding, price }) => {
+      const pos = { balance: -1, price: -1 };
+      if (holding) {
+        pos.balance = calls.length;
+        calls.push({
+          target: holding.contractAddress as Hex,
+          data: encodeFunctionData({
+            abi: erc20Views,
+            functionName: 'balanceOf',
+            args: [v.vaultAddress as Hex],
+          }),
+        });
+      }
+      if (price) {
+        pos.price = calls.length;
+        calls.push(price);
+      }
+      return pos;
+    });
+    return { v, assets, first, yields, yieldAt };
   });
   const answers = await reader.read(calls, at.number);
   const out: Emitted[] = [];
-  for (const { v, assets, first } of plans) {
+  for (const { v, assets, first, yields, yieldAt } of plans) {
     const snap = (record: Record<string, unknown>) =>
       out.push({
         family: 'snapshots',
@@ -113,6 +183,32 @@ export async function takeSnapshot(
         decimals: a.decimals,
         usdPrice: decimalText(a.price),
       });
+    });
+    yields.forEach(({ y, holding }, k) => {
+      const pos = yieldAt[k];
+      const price = priceOf(y, pos.price >= 0 ? answers[pos.price] : undefined, chainId);
+      if (price)
+        out.push({
+          family: 'snapshots',
+          record: {
+            vault: v.slug,
+            chainId: 0,
+            blockNumber: at.number,
+            timestamp: at.timestamp,
+            kind: 'ASSET_PRICE',
+            token: y.slug,
+            ...price,
+          },
+        });
+      const balance = pos.balance >= 0 ? uint(answers[pos.balance], 'balanceOf') : undefined;
+      if (holding && balance !== undefined)
+        snap({
+          kind: 'ASSET_BALANCE',
+          token: holding.contractAddress.toLowerCase(),
+          amount: balance.toString(),
+          decimals: y.decimals,
+          ...(price ? { usdPrice: price.usdPrice } : {}),
+        });
     });
   }
   return out;
