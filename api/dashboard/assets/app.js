@@ -32,7 +32,9 @@
     while (inFlight < 1 && queue.length) {
       const job = queue.shift();
       inFlight++;
-      fetch(job.path, { headers: { Accept: job.accept } })
+      // no-store: the API's responses allow stale-while-revalidate, and the browser's own background
+      // revalidations would be requests outside this queue (beyond the per-client limit: 429).
+      fetch(job.path, { headers: { Accept: job.accept }, cache: 'no-store' })
         .then(async (res) => {
           const text = await res.text();
           if (!res.ok) throw new Error(`${job.path}: HTTP ${res.status} ${text.slice(0, 200)}`);
