@@ -226,7 +226,10 @@ program
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Operator mistakes (a port in use, bad SQL, a missing config file) get their own code and a hint.
-  const e = describeError(err, { portSettings: portSettings(loaded) });
+  const e = describeError(err, {
+    portSettings: portSettings(loaded),
+    storeUrl: loaded?.store.url || undefined,
+  });
   process.stderr.write(`vaultstream: ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
   process.exit(2);
 });

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'CONFIG_NOT_FOUND',
   'PORT_IN_USE',
   'SQL_SYNTAX',
+  'FILE_NOT_FOUND',
   'DECODE_FAILED',
   'VALIDATION_FAILED',
   'SCHEMA_UNKNOWN',
@@ -89,6 +90,29 @@ function syntaxMessage(text: string): string | undefined {
 export interface DescribeOptions {
   /** The setting that chose each listening port (e.g. 8123: `sql.http.port in the config file`). */
   portSettings?: Record<number, string>;
+  /** The configured ClickHouse server URL: a refused connection to it is STORE_UNAVAILABLE. */
+  storeUrl?: string;
+}
+
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+/** Whether a network error is about `url` (same port, or the host that was not found). */
+function aboutUrl(e: any, url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  if (e.port !== undefined) return Number(e.port) === port;
+  return e.hostname === u.hostname;
 }
 
 /**
@@ -113,6 +137,23 @@ export function describeError(err: unknown, opts: DescribeOptions = {}): Vaultst
       },
     );
   }
+  const storeUrl = opts.storeUrl;
+  const down = storeUrl ? findCause(err, (e) => e?.code in UNREACHABLE && aboutUrl(e, storeUrl)) : undefined;
+  if (down && storeUrl)
+    return new VaultstreamError(
+      'STORE_UNAVAILABLE',
+      `cannot reach the ClickHouse server at ${storeUrl}: ${UNREACHABLE[down.code]}`,
+      {
+        cause: err,
+        hint: 'start it, or correct store.url / CLICKHOUSE_URL (empty: the embedded chDB under dataDir)',
+      },
+    );
+  const missing = findCause(err, (e) => e?.code === 'ENOENT' && typeof e.path === 'string');
+  if (missing && !(err instanceof VaultstreamError))
+    return new VaultstreamError('FILE_NOT_FOUND', `no such file: ${missing.path}`, {
+      cause: err,
+      hint: `check the path (a relative one is read from ${process.cwd()})`,
+    });
   const syntax = findCause(err, (e) => syntaxMessage(errorMessage(e)) !== undefined);
   if (syntax && !(err instanceof VaultstreamError && err.code === 'READ_ONLY'))
     return new VaultstreamError('SQL_SYNTAX', syntaxMessage(errorMessage(syntax)) as string, {

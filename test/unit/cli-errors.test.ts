@@ -84,6 +84,33 @@ describe('vaultstream CLI: operator mistakes', () => {
     }
   });
 
+  it('a missing replay file: FILE_NOT_FOUND naming it', async () => {
+    const r = await runCli(['replay', 'no-such-events.ndjson'], {
+      VAULTSTREAM_DATA_DIR: join(dir, 'replay-data'),
+    });
+    expect(r.stderr).toBe(
+      `vaultstream: FILE_NOT_FOUND: no such file: no-such-events.ndjson\nhint: check the path (a relative one is read from ${ROOT})\n`,
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it('a ClickHouse server that is not there: STORE_UNAVAILABLE naming the URL and the setting', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    await new Promise<void>((r) => blocker.close(() => r())); // a port nobody listens on
+    const r = await runCli(['migrate'], { CLICKHOUSE_URL: `http://127.0.0.1:${port}` });
+    // The ClickHouse client logs its own report first; the CLI's verdict is the last two lines.
+    expect(
+      r.stderr.endsWith(
+        `vaultstream: STORE_UNAVAILABLE: cannot reach the ClickHouse server at http://127.0.0.1:${port}: connection refused\n` +
+          'hint: start it, or correct store.url / CLICKHOUSE_URL (empty: the embedded chDB under dataDir)\n',
+      ),
+      r.stderr,
+    ).toBe(true);
+    expect(r.code).toBe(2);
+  });
+
   it('a SQL syntax error: SQL_SYNTAX with the position, not INTERNAL', async () => {
     const r = await runCli(['sql', 'SELEC 1'], { VAULTSTREAM_DATA_DIR: join(dir, 'sql-data') });
     const [first, hint, rest] = r.stderr.split('\n');
