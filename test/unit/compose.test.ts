@@ -45,19 +45,21 @@ function resolveAll(env: Record<string, string>): { errors: string[]; value: unk
 }
 
 describe('docker-compose.yml', () => {
-  it('refuses to start without the two ClickHouse passwords (no silent dev defaults)', () => {
+  it('refuses to start without the ClickHouse and Grafana passwords (no silent dev defaults)', () => {
     const { errors } = resolveAll({});
     expect([...new Set(errors)].sort()).toEqual([
       'required variable CLICKHOUSE_ANALYST_PASSWORD is missing a value: set CLICKHOUSE_ANALYST_PASSWORD (the read-only ClickHouse user analyst), e.g. in .env',
       'required variable CLICKHOUSE_WRITER_PASSWORD is missing a value: set CLICKHOUSE_WRITER_PASSWORD (the ClickHouse user vaultstream), e.g. in .env',
+      "required variable GRAFANA_ADMIN_PASSWORD is missing a value: set GRAFANA_ADMIN_PASSWORD (Grafana's admin user), e.g. in .env",
     ]);
     expect(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).not.toMatch(/vaultstream-dev|analyst-dev/);
   });
 
-  it('passes the given passwords to ClickHouse and to every vaultstream role', () => {
+  it('passes the given passwords to ClickHouse, every vaultstream role and Grafana', () => {
     const { errors, value } = resolveAll({
       CLICKHOUSE_WRITER_PASSWORD: 'w1',
       CLICKHOUSE_ANALYST_PASSWORD: 'a1',
+      GRAFANA_ADMIN_PASSWORD: 'g1',
     });
     expect(errors).toEqual([]);
     const services = (value as { services: Record<string, { environment?: Record<string, string> }> })
@@ -68,6 +70,12 @@ describe('docker-compose.yml', () => {
     });
     for (const role of ['migrate', 'ingest', 'streams', 'api'])
       expect(services[role].environment?.CLICKHOUSE_PASSWORD, role).toBe('w1');
+    // Grafana reads the views as the analyst; its own admin has the password given.
+    expect(services.grafana.environment).toMatchObject({
+      GF_SECURITY_ADMIN_PASSWORD: 'g1',
+      CLICKHOUSE_USER: 'analyst',
+      CLICKHOUSE_PASSWORD: 'a1',
+    });
   });
 
   it('ClickHouse admits its users only from the compose network', () => {
