@@ -2,7 +2,9 @@
 #   docker build -t vaultstream .
 #   docker run --rm vaultstream            # `start`: every role in one process (embedded chDB, in-process bus)
 #   docker run --rm vaultstream streams    # one role; see docker-compose.yml for the env each role needs
-# There is no build step: tsx (a runtime dependency) runs the TypeScript sources directly.
+# The image runs the compiled CLI (dist/, scripts/build.mjs: esbuild, npm packages external) built in
+# the `build` stage; VAULTSTREAM_RUNTIME=compiled makes bin/vaultstream.mjs refuse to fall back to tsx.
+# tsx stays a runtime dependency: the batch encoder's worker threads (streams/encode-worker.mjs) use it.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -21,13 +23,24 @@ RUN (npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
            npm install --omit=dev --ignore-scripts --no-audit --no-fund; }) \
     && npm cache clean --force
 
+# ---- build: the compiled CLI (needs the dev dependencies: esbuild) ---------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+      || { echo "npm ci refused package-lock.json; installing the locked versions with npm install"; \
+           npm install --ignore-scripts --no-audit --no-fund; }
+COPY . .
+RUN node scripts/build.mjs
+
 # ---- runtime -------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     VAULTSTREAM_DATA_DIR=/var/lib/vaultstream \
     API_HOST=0.0.0.0 \
     API_PORT=3000 \
-    NPM_CONFIG_UPDATE_NOTIFIER=false
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    VAULTSTREAM_RUNTIME=compiled
 WORKDIR /app
 
 # Non-root: the image's `node` user (uid 1000). Source and dependencies stay root-owned and
@@ -36,6 +49,7 @@ RUN mkdir -p /var/lib/vaultstream && chown node:node /var/lib/vaultstream
 
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
+COPY --from=build /app/dist ./dist
 
 USER node
 EXPOSE 3000

@@ -5,9 +5,11 @@
 #      root (or have password-less sudo); otherwise a warning, and the Kafka and browser suites skip
 #      themselves by name;
 #   2. `npm ci` when node_modules is missing or older than package-lock.json;
-#   3. typecheck (tsc), lint (biome), then the tests (vitest).
+#   3. the compiled CLI (scripts/build.mjs) when dist/ is missing or older than a source file, so the
+#      tests that run bin/vaultstream.mjs run the compiled CLI;
+#   4. typecheck (tsc), lint (biome), then the tests (vitest).
 # Every step runs even when an earlier check failed, so one run shows every problem. The exit
-# status is vitest's when the tests fail, else 1 when the typecheck or lint failed, else 0.
+# status is vitest's when the tests fail, else 1 when the build, typecheck or lint failed, else 0.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -88,7 +90,12 @@ ensure_node_modules() {
 ensure_apt_packages
 ensure_node_modules
 
-# ---- 3. checks and tests ------------------------------------------------------------------------
+# ---- 3. compiled CLI ----------------------------------------------------------------------------
+build=ok
+section "build: scripts/build.mjs --if-stale"
+if node scripts/build.mjs --if-stale; then echo "compiled CLI ready (dist/)"; else build=FAILED; fi
+
+# ---- 4. checks and tests ------------------------------------------------------------------------
 typecheck=ok
 lint=ok
 
@@ -106,6 +113,7 @@ tests_status=$?
 set -e
 
 section "summary"
+echo "build: $build"
 echo "typecheck: $typecheck"
 echo "lint: $lint"
 if [[ -s "$report" ]]; then
@@ -122,5 +130,5 @@ else
 fi
 
 if ((tests_status != 0)); then exit "$tests_status"; fi
-if [[ "$typecheck" != ok || "$lint" != ok ]]; then exit 1; fi
+if [[ "$build" != ok || "$typecheck" != ok || "$lint" != ok ]]; then exit 1; fi
 exit 0

@@ -1,0 +1,100 @@
+/**
+ * Startup latency of the CLI, compiled (dist/, scripts/build.mjs) vs the TypeScript sources through
+ * tsx: `vaultstream --help`, `--version` and `sql "SELECT 1"` on an empty temp data directory, each
+ * run as a fresh process through bin/vaultstream.mjs (VAULTSTREAM_RUNTIME=compiled|tsx), the two
+ * runtimes interleaved so that load on the machine hits both alike. Prints min/median/max per
+ * command and writes bench/results/startup-latest.json.
+ *
+ * `--before <dir>` adds a third column: the bin/vaultstream.mjs of another checkout (e.g. a clone at
+ * the commit before the build step, sharing this node_modules), run as it is.
+ *
+ *   npx tsx bench/startup.ts [--runs 7] [--before /tmp/before]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'vaultstream.mjs');
+const runsArg = process.argv.indexOf('--runs');
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
+const beforeArg = process.argv.indexOf('--before');
+const BEFORE = beforeArg > 0 ? process.argv[beforeArg + 1] : undefined;
+
+type Runtime = 'compiled' | 'tsx' | 'before';
+const runtimes: Runtime[] = BEFORE ? ['compiled', 'tsx', 'before'] : ['compiled', 'tsx'];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'vaultstream-startup-'));
+const commands: { name: string; args: string[]; expect: RegExp }[] = [
+  { name: '--help', args: ['--help'], expect: /Usage: vaultstream/ },
+  { name: '--version', args: ['--version'], expect: /^\d+\.\d+\.\d+/ },
+  { name: 'sql "SELECT 1"', args: ['sql', 'SELECT 1', '--format', 'csv'], expect: /^1\s*$/m },
+];
+
+// The compiled runs measure the current sources.
+execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+
+function once(runtime: Runtime, args: string[], expect: RegExp): number {
+  const t0 = process.hrtime.bigint();
+  const before = runtime === 'before' && BEFORE;
+  const r = spawnSync(process.execPath, [before ? join(BEFORE, 'bin', 'vaultstream.mjs') : BIN, ...args], {
+    cwd: before ? BEFORE : ROOT,
+    env: {
+      ...process.env,
+      VAULTSTREAM_RUNTIME: before ? 'auto' : runtime,
+      VAULTSTREAM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    encoding: 'utf8',
+  });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 || !expect.test(r.stdout))
+    throw new Error(`${runtime} ${args.join(' ')}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
+  return ms;
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  const r = (x: number) => Math.round(x);
+  return { minMs: r(s[0]), medianMs: r(median), maxMs: r(s[s.length - 1]), runsMs: xs.map(r) };
+};
+
+const loadBefore = loadavg();
+const results: Record<string, Partial<Record<Runtime, ReturnType<typeof stats>>>> = {};
+try {
+  for (const { name, args, expect } of commands) {
+    const times: Record<Runtime, number[]> = { compiled: [], tsx: [], before: [] };
+    // One warm-up each (the OS file cache, tsx's compile cache, chDB's data directory).
+    for (const rt of runtimes) once(rt, args, expect);
+    for (let i = 0; i < RUNS; i++)
+      for (const rt of i % 2 ? [...runtimes].reverse() : runtimes) times[rt].push(once(rt, args, expect));
+    results[name] = Object.fromEntries(runtimes.map((rt) => [rt, stats(times[rt])]));
+    const cols = runtimes.map(
+      (rt) => `${rt} min ${results[name][rt]?.minMs} ms, median ${results[name][rt]?.medianMs} ms`,
+    );
+    console.log(`${name.padEnd(16)} ${cols.join(' | ')}`);
+  }
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const out = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  loadavg1m: { before: Number(loadBefore[0].toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
+  runs: RUNS,
+  before: BEFORE
+    ? execFileSync('git', ['-C', BEFORE, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
+        .trim()
+        .slice(0, 120)
+    : undefined,
+  note: 'wall time of a fresh process per run (bin/vaultstream.mjs, VAULTSTREAM_RUNTIME=compiled|tsx; before: the other checkout as it is), after one warm-up each; tsx with its compile cache warm',
+  results,
+};
+mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+writeFileSync(join(ROOT, 'bench', 'results', 'startup-latest.json'), `${JSON.stringify(out, null, 2)}\n`);
+console.log('wrote bench/results/startup-latest.json');
