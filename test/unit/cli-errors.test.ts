@@ -84,6 +84,26 @@ describe('vaultstream CLI: operator mistakes', () => {
     }
   });
 
+  it("the SQL interface's port in use: PORT_IN_USE naming sql.http.port", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['api'], {
+        VAULTSTREAM_DATA_DIR: join(dir, 'sql-port-data'),
+        API_PORT: '0',
+        VAULTSTREAM__sql__http__port: String(port),
+      });
+      expect(r.stderr).toBe(
+        `vaultstream: PORT_IN_USE: cannot listen on 127.0.0.1:${port}: the port is in use by another process\n` +
+          'hint: stop the other process, or choose another port: sql.http.port in the config file, or VAULTSTREAM__sql__http__port=<port>\n',
+      );
+      expect(r.code).toBe(2);
+    } finally {
+      blocker.close();
+    }
+  });
+
   it('a missing replay file: FILE_NOT_FOUND naming it', async () => {
     const r = await runCli(['replay', 'no-such-events.ndjson'], {
       VAULTSTREAM_DATA_DIR: join(dir, 'replay-data'),
