@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
 import { alive } from '../core/lock.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
@@ -165,6 +165,9 @@ export async function createStore(cfg: Config): Promise<Store> {
       password: cfg.store.password,
       clickhouse_settings: { ...BASE_SETTINGS },
       request_timeout: 300_000,
+      // Failures reach the caller as errors (with their own code and hint); the client's own
+      // console report of them would print a second, longer copy on stderr.
+      log: { level: ClickHouseLogLevel.OFF },
     });
   } else {
     kind = 'chdb';
@@ -176,6 +179,7 @@ export async function createStore(cfg: Config): Promise<Store> {
     client = createClient({
       connection: connection as never,
       clickhouse_settings: { ...BASE_SETTINGS },
+      log: { level: ClickHouseLogLevel.OFF },
     });
     // Inserts bypass the client. Its chDB connection copies the body into one SQL string
     // (`INSERT ... FORMAT X\n<body>`) that the engine parses as a query, and chDB's own raw

@@ -109,7 +109,7 @@ function followChain(
       void report('snapshot', 'SNAPSHOT_FAILED', e);
     },
   });
-  const meter = new ProgressMeter(chain, follower, rpc, clock, chainLog, config.ingest.progressLogIntervalMs);
+  const meter = new ProgressMeter(chain, follower, rpc, clock);
   const loop = (async () => {
     while (!signal.aborted) {
       let busy = false;

@@ -1,12 +1,11 @@
 /**
  * Backfill progress of one chain: blocks done/total since this process started,
  * blocks/s and events/s (moving averages), ETA, RPC wait time, reorgs and the last
- * error; logged at most every `logIntervalMs` while behind, and served by
- * `EvmIngest.progress()` for `/status`.
+ * error; served by `EvmIngest.progress()` for `/status`, and rendered for operators by
+ * `cli/progress.ts` (bars on a terminal, periodic log lines otherwise).
  */
 import type { ChainConfig } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
-import type { Logger } from '../../core/log.ts';
 import type { ChainFollower, RoundResult } from './follower.ts';
 import type { EvmRpc } from './rpc.ts';
 
@@ -42,7 +41,6 @@ export class ProgressMeter {
   private retracted = 0;
   private rate = 0;
   private lastRoundAt: number;
-  private lastLogAt = 0;
   private lastError = '';
   private failing = false;
   private stoppedReason: string | undefined;
@@ -52,8 +50,6 @@ export class ProgressMeter {
     private readonly follower: ChainFollower,
     private readonly rpc: EvmRpc,
     private readonly clock: () => number,
-    private readonly log: Logger,
-    private readonly logIntervalMs: number,
   ) {
     this.firstNext = follower.next;
     this.startedAt = clock();
@@ -73,20 +69,6 @@ export class ProgressMeter {
       this.retracted += r.retracted;
     }
     if (r.blocks) this.rate = this.rate ? 0.7 * this.rate + 0.3 * (r.blocks / dt) : r.blocks / dt;
-    const p = this.snapshot();
-    if (p.phase === 'backfill' && now - this.lastLogAt >= this.logIntervalMs) {
-      this.lastLogAt = now;
-      this.log.info(
-        {
-          done: p.blocksDone,
-          total: p.blocksTotal,
-          blocksPerSecond: Math.round(p.blocksPerSecond),
-          etaSeconds: p.etaSeconds,
-          events: p.eventsPublished,
-        },
-        'evm backfill progress',
-      );
-    }
   }
 
   failed(err: unknown): void {
