@@ -75,11 +75,16 @@ describe('every Grafana panel query returns rows on the devnet', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // JSONEachRow: the embedded interface writes FORMAT JSON as one document per result block
+  // (two documents for a 3-row result), which no JSON parser accepts.
   const run = async (sql: string): Promise<any[]> => {
-    const res = await fetch(`${sqlUrl}/?default_format=JSON`, { method: 'POST', body: sql });
+    const res = await fetch(`${sqlUrl}/`, { method: 'POST', body: `${sql}\nFORMAT JSONEachRow` });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${res.status}: ${text}\n${sql}`);
-    return JSON.parse(text).data;
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l));
   };
 
   beforeAll(async () => {
