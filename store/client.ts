@@ -19,6 +19,12 @@ export interface RawQueryOptions {
   /** Runs after every waiting service query (analysts' SQL): the API goes first. */
   background?: boolean;
   /**
+   * Embedded store: run as a stream that `signal` cancels between blocks. Only for formats whose
+   * blocks concatenate into one valid result (JSONEachRow, TabSeparated, CSV, Native, ...): chDB
+   * writes each streamed block as a whole document (a JSON object, a header) of its own.
+   */
+  stream?: boolean;
+  /**
    * Database for unqualified names (embedded store: the session's current database, switched
    * before the statement inside the same turn of the lock; the service's own SQL always
    * qualifies its names).
@@ -203,11 +209,11 @@ export async function createStore(cfg: Config): Promise<Store> {
         await unlink(file).catch(() => undefined);
       }
     };
-    rawQuery = async (sql, { format = 'TabSeparated', signal, database: db } = {}) => {
+    rawQuery = async (sql, { format = 'TabSeparated', signal, database: db, stream } = {}) => {
       const t0 = performance.now();
       try {
         if (db) await connection.chdb.queryAsync(`USE ${identifier(db)}`);
-        if (!signal) {
+        if (!signal || !stream) {
           const res = await connection.chdb.queryAsync(sql, { format });
           const bytes = res.bytes();
           return {

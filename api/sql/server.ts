@@ -152,6 +152,14 @@ export interface SqlHttp {
   close(): Promise<void>;
 }
 
+/**
+ * Formats whose blocks concatenate into one valid result: these run as a stream that a client's
+ * disconnect cancels between blocks. Others (JSON, the WithNames formats, Parquet, ...) run in
+ * one call, which chDB cannot interrupt: their time cap bounds them.
+ */
+const STREAMABLE =
+  /^(JSONEachRow|JSONLines|NDJSON|JSONCompactEachRow|JSONStringsEachRow|JSONCompactStringsEachRow|TabSeparated|TSV|TabSeparatedRaw|TSVRaw|CSV|Native|RowBinary|LineAsString|RawBLOB)$/i;
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** Refuses a config that would expose a user with no password beyond loopback. */
@@ -343,7 +351,13 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       let sql = limitedSql(checked, limits);
       if (extra.length) sql += `, ${extra.join(', ')}`;
       const queryId = params.get('query_id') ?? crypto.randomUUID();
-      const result = await store.queryRaw(sql, { format, signal: abort.signal, background: true, database });
+      const result = await store.queryRaw(sql, {
+        format,
+        signal: abort.signal,
+        stream: STREAMABLE.test(format),
+        background: true,
+        database,
+      });
       const headers: Record<string, string> = {
         'Content-Type': contentType(format),
         'X-ClickHouse-Format': format,

@@ -213,6 +213,25 @@ describe('parameters, formats and headers', () => {
     expect(tsv.headers.get('content-type')).toMatch(/^text\/tab-separated-values/);
   });
 
+  it('a result of many blocks is one document in every format (JSON, CSVWithNames, Parquet)', async () => {
+    const q = 'SELECT number FROM numbers(200000)';
+    const json = (await (await get(http.url, `${q} FORMAT JSON`)).json()) as {
+      rows: number;
+      data: unknown[];
+    };
+    expect([json.rows, json.data.length]).toEqual([200_000, 200_000]);
+    const csv = await (await get(http.url, `${q} FORMAT CSVWithNames`)).text();
+    expect(csv.split('\n').filter((l) => l === '"number"')).toHaveLength(1);
+    expect(csv.split('\n').length).toBe(200_002);
+    const streamed = await (await get(http.url, q, {}, '&default_format=JSONEachRow')).text();
+    expect(streamed.split('\n').length).toBe(200_001);
+    const parquet = Buffer.from(await (await get(http.url, `${q} FORMAT Parquet`)).arrayBuffer());
+    // One Parquet file: the magic number once at each end and nowhere else.
+    expect(parquet.subarray(0, 4).toString()).toBe('PAR1');
+    expect(parquet.subarray(-4).toString()).toBe('PAR1');
+    expect(parquet.indexOf('PAR1', 4)).toBe(parquet.length - 4);
+  });
+
   it('Native and RowBinaryWithNamesAndTypes come back as the engine writes them', async () => {
     const native = await get(http.url, 'SELECT toUInt8(5) AS x FORMAT Native');
     const bytes = Buffer.from(await native.arrayBuffer());
