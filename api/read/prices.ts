@@ -27,26 +27,6 @@ interface Row {
   is_paused: number;
 }
 
-/** The latest rate of every (vault, chain) on the canonical chain. */
-export async function latestRates(store: Store): Promise<VaultPrice[]> {
-  const rows = await store.query<Row>(
-    `SELECT vault, chain_id,
-       toString(argMax(rate, (block_time, block_number, log_index))) AS rate,
-       argMax(rate_decimals, (block_time, block_number, log_index)) AS rate_decimals,
-       toString(toUnixTimestamp(max(block_time))) AS updated_at,
-       argMax(is_paused, (block_time, block_number, log_index)) AS is_paused
-     FROM ${store.database}.rates GROUP BY vault, chain_id`,
-  );
-  return rows.map((r) => ({
-    vault: r.vault,
-    chainId: Number(r.chain_id),
-    rateRaw: BigInt(r.rate),
-    rateDecimals: Number(r.rate_decimals),
-    updatedAt: Number(r.updated_at),
-    isPaused: Number(r.is_paused) === 1,
-  }));
-}
-
 /**
  * Per vault: its primary-chain rate when there is one, else its most recently updated
  * rate (the `vault_price_current` view, which also fixes the vault's price chain).

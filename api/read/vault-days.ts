@@ -40,14 +40,6 @@ export function isSettled(ctx: VaultContext, day: number): boolean {
   return day + DAY <= ctx.settledThrough;
 }
 
-/** Share decimals on `chainId`: `decimalsOverride`, the Solana mint's decimals, else the vault's. */
-export function shareDecimals(v: RegistryVault, chainId: number): number {
-  for (const o of v.info.decimalsOverride ?? [])
-    if (o[String(chainId)] !== undefined) return o[String(chainId)];
-  if (chainId === SOLANA_CHAIN_ID && v.info.solana) return v.info.solana.decimals;
-  return v.decimals;
-}
-
 /** The close of `day` on `chainId` (carried forward) as e18 base-asset units per share, if the chain has one by then. */
 export function closeE18(ctx: VaultContext, chainId: number | undefined, day: number): bigint | undefined {
   return chainId === undefined ? undefined : ctx.series.nav.get(chainId)?.get(day)?.priceE18;

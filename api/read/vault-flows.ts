@@ -1,7 +1,8 @@
 /**
  * Per-vault aggregates read at request time, up to the API clock: holder counts,
- * the last 24 h of deposit/withdraw volume, and the open redemption requests.
- * Amounts stay raw (bigint) with their decimals.
+ * the last 24 h of deposit/withdraw volume in USD and the open redemption requests
+ * with their USD value, computed by the engine (exact 1e18-scaled integers, the same
+ * SQL as docs/queries/api-vault-numbers.sql, which views-parity.test.ts checks).
  */
 import type { Store } from '../../store/client.ts';
 
@@ -17,49 +18,58 @@ export async function loadHolderCounts(store: Store, slugs: readonly string[]): 
   return new Map(rows.map((r) => [r.vault, Number(r.holders)]));
 }
 
-/** Raw asset amounts of one vault, by asset decimals. */
-export type RawByDecimals = { decimals: number; raw: bigint }[];
-
-/** vault slug -> assets of VOLUME_KINDS activity in (now - 24 h, now], raw, by asset decimals. */
+/**
+ * vault slug -> USD value (e18) of the VOLUME_KINDS activity in (now - 24 h, now]: per
+ * asset decimals, the summed assets at the base asset's USD price (one truncation each).
+ */
 export async function loadVolume24h(
   store: Store,
   slugs: readonly string[],
   now: number,
-): Promise<Map<string, RawByDecimals>> {
-  const rows = await store.query<{ vault: string; decimals: number; raw: string }>(
-    `SELECT vault, assets_decimals AS decimals, toString(sum(assets)) AS raw FROM ${store.database}.transactions
-     WHERE vault IN {slugs:Array(String)} AND kind IN {kinds:Array(String)}
-       AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
-     GROUP BY vault, decimals`,
+): Promise<Map<string, bigint>> {
+  const db = store.database;
+  const rows = await store.query<{ vault: string; usd: string }>(
+    `SELECT vault, toString(sum(usd_e18)) AS usd FROM (
+       SELECT toString(t.vault) AS vault,
+         intDiv(toInt256(reinterpretAsInt128(any(r.base_asset_usd_price))) * toInt256(sum(t.assets)),
+           toInt256(concat('1', repeat('0', t.assets_decimals)))) AS usd_e18
+       FROM ${db}.transactions AS t INNER JOIN ${db}.vault_registry AS r ON r.slug = t.vault
+       WHERE t.vault IN {slugs:Array(String)} AND t.kind IN {kinds:Array(String)}
+         AND t.block_time > toDateTime({from:UInt32}) AND t.block_time <= toDateTime({now:UInt32})
+       GROUP BY vault, t.assets_decimals
+     ) GROUP BY vault`,
     { slugs, kinds: VOLUME_KINDS, from: now - 86_400, now },
   );
-  const out = new Map<string, RawByDecimals>();
-  for (const r of rows) {
-    const list = out.get(r.vault) ?? [];
-    list.push({ decimals: Number(r.decimals), raw: BigInt(r.raw) });
-    out.set(r.vault, list);
-  }
-  return out;
+  return new Map(rows.map((r) => [r.vault, BigInt(r.usd)]));
 }
 
-/** vault slug -> chainId -> shares of the open redemption requests (not filled or cancelled, deadline after now). */
+/** Open redemption requests of a vault: shares (e18 tokens) and their USD value (e18). */
+export interface PendingRedemptions {
+  sharesE18: bigint;
+  valueE18: bigint;
+}
+
+/**
+ * vault slug -> its open redemption requests (not filled or cancelled, deadline after
+ * now) from the `pending_redemptions` view: shares decimal-adjusted, and their value at
+ * the current share price, truncated once per chain.
+ */
 export async function loadPendingShares(
   store: Store,
   slugs: readonly string[],
   now: number,
-): Promise<Map<string, Map<number, bigint>>> {
-  // The view's `expired` state compares with the server's clock; the deadline is compared here with the API clock.
-  const rows = await store.query<{ vault: string; chain_id: number; shares: string }>(
-    `SELECT vault, chain_id, toString(sum(amount)) AS shares FROM ${store.database}.redemption_requests
-     WHERE vault IN {slugs:Array(String)} AND state IN ('open', 'expired') AND deadline > toDateTime({now:UInt32})
-     GROUP BY vault, chain_id`,
+): Promise<Map<string, PendingRedemptions>> {
+  // The view's `is_open` compares with the server's clock; the deadline is compared here with the API clock.
+  const rows = await store.query<{ vault: string; shares: string; value: string }>(
+    `SELECT vault, toString(sum(shares_e18)) AS shares, toString(sum(value_e18)) AS value FROM (
+       SELECT vault, chain_id, any(share_decimals) AS dec, any(share_usd_e18) AS share_usd,
+         toInt256(sum(shares_raw)) * toInt256(concat('1', repeat('0', 18 - dec))) AS shares_e18,
+         intDiv(share_usd * toInt256(sum(shares_raw)), toInt256(concat('1', repeat('0', dec)))) AS value_e18
+       FROM ${store.database}.pending_redemptions
+       WHERE vault IN {slugs:Array(String)} AND deadline > toDateTime({now:UInt32})
+       GROUP BY vault, chain_id
+     ) GROUP BY vault`,
     { slugs, now },
   );
-  const out = new Map<string, Map<number, bigint>>();
-  for (const r of rows) {
-    const m = out.get(r.vault) ?? new Map<number, bigint>();
-    m.set(Number(r.chain_id), BigInt(r.shares));
-    out.set(r.vault, m);
-  }
-  return out;
+  return new Map(rows.map((r) => [r.vault, { sharesE18: BigInt(r.shares), valueE18: BigInt(r.value) }]));
 }

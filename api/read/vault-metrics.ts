@@ -5,7 +5,8 @@
  * - `tvl`, `tvl30DayChange`: the `vault_tvl_daily` view of today (supply per chain times
  *   that chain's close times the base asset's USD price);
  * - `volume24h`: USD value of DEPOSIT, WITHDRAW and INSTANT_REDEEM assets of the last
- *   24 h (asset amounts with their decimals, valued at the base asset's USD price);
+ *   24 h, and the open redemptions' shares and value: computed by the engine
+ *   (api/read/vault-flows.ts, the `pending_redemptions` view);
  * - `sec30d` / `apy`: navApy (`nav_apy_daily`) of the latest settled day on the price chain
  *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
  * - liquid funds and composition: see vault-composition.ts.
@@ -25,16 +26,9 @@ import {
   type LiveLiquidityReader,
   liquidFundsE18,
 } from './vault-composition.ts';
-import {
-  latestSettledDay,
-  navApy,
-  shareDecimals,
-  tvlE18,
-  type VaultContext,
-  vaultDay,
-} from './vault-days.ts';
-import type { RawByDecimals } from './vault-flows.ts';
-import { dayStart, decimalE18, E18, fromE18, mulRaw, ratio, rawToE18 } from './vault-numbers.ts';
+import { latestSettledDay, navApy, tvlE18, type VaultContext, vaultDay } from './vault-days.ts';
+import type { PendingRedemptions } from './vault-flows.ts';
+import { dayStart, fromE18, ratio } from './vault-numbers.ts';
 
 export type VaultInfo = z.infer<typeof vaultInfo>;
 export type VaultDetailsLite = z.infer<typeof vaultDetailsLite>;
@@ -43,9 +37,10 @@ export type VaultDetails = z.infer<typeof vaultDetails>;
 /** Aggregates read per request for the vaults being answered. */
 export interface VaultAggregates {
   holders: Map<string, number>;
-  volume: Map<string, RawByDecimals>;
-  /** Open redemption shares per vault and chain (details only). */
-  pending?: Map<string, Map<number, bigint>>;
+  /** volume24h per vault, USD e18 (api/read/vault-flows.ts). */
+  volume: Map<string, bigint>;
+  /** Open redemption requests per vault (details only). */
+  pending?: Map<string, PendingRedemptions>;
 }
 
 const liteKeys = Object.keys(vaultDetailsLite.shape);
@@ -72,7 +67,6 @@ export function staticFields(v: RegistryVault): Record<string, unknown> {
 }
 
 const today = (ctx: VaultContext) => dayStart(ctx.now);
-const baseUsdE18 = (ctx: VaultContext) => decimalE18(ctx.vault.baseAssetUsdPrice);
 
 /** navApy of the latest settled day on the price chain; every member null without one. */
 export function latestNavApy(ctx: VaultContext) {
@@ -80,12 +74,7 @@ export function latestNavApy(ctx: VaultContext) {
   return day === undefined ? NULL_APY : navApy(ctx, ctx.priceChain, day);
 }
 
-function volume24h(ctx: VaultContext, agg: VaultAggregates): number {
-  const usd = baseUsdE18(ctx);
-  let total = 0n;
-  for (const v of agg.volume.get(ctx.vault.slug) ?? []) total += mulRaw(usd, v.raw, v.decimals);
-  return fromE18(total);
-}
+const volume24h = (ctx: VaultContext, agg: VaultAggregates) => fromE18(agg.volume.get(ctx.vault.slug) ?? 0n);
 
 /** The VaultInfo of the context's vault. */
 export function vaultInfoOf(ctx: VaultContext, agg: VaultAggregates): VaultInfo {
@@ -137,21 +126,13 @@ export async function detailsOf(
   live?: LiveLiquidityReader,
 ): Promise<Answer<VaultDetails>> {
   const lite = await detailsLiteOf(ctx, agg, live);
-  const priceE18 = ctx.current ? rawToE18(ctx.current.rateRaw, ctx.current.rateDecimals) : 0n;
-  const shareUsdE18 = (priceE18 * baseUsdE18(ctx)) / E18;
-  let sharesE18 = 0n;
-  let valueE18 = 0n;
-  for (const [chainId, shares] of agg.pending?.get(ctx.vault.slug) ?? []) {
-    const decimals = shareDecimals(ctx.vault, chainId);
-    sharesE18 += rawToE18(shares, decimals);
-    valueE18 += mulRaw(shareUsdE18, shares, decimals);
-  }
-  const shortfall = valueE18 > lite.liquidE18 ? valueE18 - lite.liquidE18 : 0n;
+  const pending = agg.pending?.get(ctx.vault.slug) ?? { sharesE18: 0n, valueE18: 0n };
+  const shortfall = pending.valueE18 > lite.liquidE18 ? pending.valueE18 - lite.liquidE18 : 0n;
   const value = {
     ...lite.value,
     tokenPriceUpdatedAt: new Date(lite.value.tokenPriceUpdatedAtEpoch * 1000).toISOString(),
-    pendingRedemptions: fromE18(sharesE18),
-    pendingRedemptionsValue: fromE18(valueE18),
+    pendingRedemptions: fromE18(pending.sharesE18),
+    pendingRedemptionsValue: fromE18(pending.valueE18),
     shortfall: fromE18(shortfall),
   } as VaultDetails;
   return { value, liquiditySource: lite.liquiditySource };

@@ -22,19 +22,9 @@ export function decimalE18(s: string | number): bigint {
   return m[1] ? -value : value;
 }
 
-/** `raw / 10^decimals` as e18 (exact for decimals <= 18). */
-export function rawToE18(raw: bigint, decimals: number): bigint {
-  return decimals <= 18 ? raw * 10n ** BigInt(18 - decimals) : raw / 10n ** BigInt(decimals - 18);
-}
-
 /** Product of an e18 value and `raw / 10^decimals`, as e18 (one truncation). */
 export function mulRaw(e18: bigint, raw: bigint, decimals: number): bigint {
   return (e18 * raw) / 10n ** BigInt(decimals);
-}
-
-/** Product of two e18 values, as e18. */
-export function mulE18(a: bigint, b: bigint): bigint {
-  return (a * b) / E18;
 }
 
 /** e18 as a JS number, for output. */
