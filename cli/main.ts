@@ -114,7 +114,7 @@ program
     });
     progress.stop();
     process.stdout.write(
-      `${stringifyYaml({ chains: devnet.chains, vaults: devnet.vaults })}# ground truth: ${devnet.truthFile}\n`,
+      `${stringifyYaml({ chains: devnet.chains, vaults: devnet.vaults, solana: devnet.solana, mintFlow: devnet.mintFlow })}# ground truth: ${devnet.truthFile}\n`,
     );
     await runUntilSignal({ stop: () => devnet.stop() }, log);
   });

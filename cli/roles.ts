@@ -11,6 +11,7 @@ import { type ChainPhase, Readiness } from '../api/readiness.ts';
 import { createApp, listen } from '../api/server.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
+import { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
 import { VaultstreamError } from '../core/errors.ts';
 import { serveSql } from './sql.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
@@ -67,7 +68,10 @@ async function withDevnet(
   });
   const chains = devnet.chains.map((c) => chainSchema.parse(c));
   const vaults = devnet.vaults.map((v) => vaultSchema.parse(v));
-  return { cfg: { ...cfg, chains, vaults }, devnet };
+  // The devnet's Solana side (LiteSVM RPC) and the mint flow's service stand-ins.
+  const solana = solanaSchema.parse({ ...cfg.solana, ...devnet.solana });
+  const mintFlow = mintFlowSchema.parse({ ...cfg.mintFlow, ...devnet.mintFlow });
+  return { cfg: { ...cfg, chains, vaults, solana, mintFlow }, devnet };
 }
 
 export async function runRoles(configured: Config, roles: Role[], log: Logger): Promise<Running> {

@@ -11,6 +11,7 @@ import type { chainSchema, vaultSchema } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { DevnetSettings } from '../core/settings/devnet.ts';
+import type { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';
 import {
@@ -21,6 +22,13 @@ import {
   vaultRegistryExtras,
 } from './deploy.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
+import {
+  CCTP_PROGRAM,
+  DESTINATION_DOMAIN,
+  SOLANA_OFT_PROGRAM,
+  SOURCE_DOMAIN,
+  SolanaSim,
+} from './solana/sim.ts';
 
 export type DevnetChainEntry = z.input<typeof chainSchema>;
 export type DevnetVaultEntry = z.input<typeof vaultSchema>;
@@ -28,8 +36,12 @@ export type DevnetVaultEntry = z.input<typeof vaultSchema>;
 export interface Devnet {
   /** `chains[]` config entries, primary chain first. */
   chains: DevnetChainEntry[];
-  /** `vaults[]` registry entries, one per deployed vault. */
+  /** `vaults[]` registry entries, one per deployed vault (vault 0 with its Solana mint). */
   vaults: DevnetVaultEntry[];
+  /** `solana` settings: the local Solana JSON-RPC (LiteSVM). */
+  solana: z.input<typeof solanaSchema>;
+  /** `mintFlow` settings: the service stand-ins, the relayer, the CCTP program. */
+  mintFlow: z.input<typeof mintFlowSchema>;
   addresses: DevnetAddresses;
   /** The simulator's ground truth JSON (rewritten after the backfill and every live tick). */
   truthFile: string;
@@ -102,7 +114,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   // The genesis is a day before the first backfilled day, so deployment and setup precede it.
   const genesis = (Math.floor(clock() / 86_400_000) - settings.backfillDays - 1) * 86_400;
   const nodes: AnvilNode[] = [];
+  let solana: SolanaSim | undefined;
   try {
+    solana = await SolanaSim.start(settings.seed, genesis, clock);
     nodes.push(
       ...(await Promise.all(settings.chainIds.map((chainId) => startAnvil({ chainId, timestamp: genesis })))),
     );
@@ -124,6 +138,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       clock,
       log,
       onDay: (day, days) => opts.onProgress?.({ phase: 'backfill', day, days }),
+      solana,
     });
     await simulator.backfill();
     if (settings.liveIntervalMs > 0) simulator.startLive(settings.liveIntervalMs);
@@ -132,18 +147,48 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       { chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })), truthFile },
       'devnet: running',
     );
+    log.info({ rpcUrl: solana.rpcUrl, mint: solana.mint }, 'devnet: solana (LiteSVM) running');
     return {
       chains: nodes.map((n) => chainEntry(n, addresses)),
-      vaults: specs.map((spec, i) => vaultEntry(spec, i, addresses, settings.chainIds)),
+      vaults: specs.map((spec, i) => ({
+        ...vaultEntry(spec, i, addresses, settings.chainIds),
+        // Vault 0's share also lives on Solana (the mint flow's destination).
+        ...(i === 0 && solana
+          ? {
+              solana: {
+                mintAddress: solana.mint,
+                oftStoreAddress: solana.oftStore,
+                composerAddress: addresses.composer,
+                decimals: 6,
+                startBlock: 0,
+              },
+            }
+          : {}),
+      })),
+      solana: { rpcUrls: [solana.rpcUrl], pollIntervalMs: 1_000, commitment: 'confirmed' },
+      mintFlow: {
+        attestationUrl: solana.services.irisUrl,
+        complianceUrl: solana.services.predicateUrl,
+        crossChainScanUrl: solana.services.scanUrl,
+        pollIntervalMs: 1_000,
+        primaryChainId: settings.chainIds[0],
+        sourceDomain: SOURCE_DOMAIN,
+        destinationDomain: DESTINATION_DOMAIN,
+        cctpPrograms: [CCTP_PROGRAM],
+        solanaOftProgramId: SOLANA_OFT_PROGRAM,
+        relayerAddress: addresses.relayer,
+      },
       addresses,
       truthFile,
       simulator,
       async stop() {
         await simulator.stop();
+        await solana?.stop();
         await Promise.all(nodes.map((n) => n.stop()));
       },
     };
   } catch (err) {
+    await solana?.stop();
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;
   }

@@ -23,10 +23,10 @@ import {
   transfer,
 } from './sim/holder-actions.ts';
 import {
-  type HubAccountantState,
   claimFees,
   claimRedemptions,
   fulfillRedemptions,
+  type HubAccountantState,
   mintFlow,
   operatorChange,
   roleChange,
@@ -37,6 +37,7 @@ import {
 import { Rng } from './sim/rng.ts';
 import { GroundTruth } from './sim/truth.ts';
 import { raiseYieldRates, setupYieldAssets, strategistMove } from './sim/yield-actions.ts';
+import type { SolanaSim } from './solana/sim.ts';
 
 export interface SimulatorOptions {
   /** The chains, primary first (the mint flow and the reorg happen there). */
@@ -56,6 +57,8 @@ export interface SimulatorOptions {
   log?: Logger;
   /** Told as each backfill day is written on every chain (`day` of `days`, from 1). */
   onDay?: (day: number, days: number) => void;
+  /** The Solana side: mint flows burn and mint there, and its holders trade the share. */
+  solana?: SolanaSim;
 }
 
 export interface Simulator {
@@ -116,6 +119,7 @@ async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): 
     await updateRate(ctx, v, pauseToday && i === 1 % ctx.vaults.length);
   const n = ctx.rng.int(6, 12);
   await randomActions(ctx, n, (i) => day0 + 3_600 + Math.floor((i * 18 * 3_600) / n));
+  if (ctx.solana) await solanaTransfers(ctx, day0 + 19 * 3_600);
   ctx.chain.travelTo(day0 + 20 * 3_600);
   await solveRequests(ctx, 0.6);
   await fulfillRedemptions(ctx, 0.7);
@@ -126,6 +130,12 @@ async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): 
   await deliverBridged(ctx);
   if (Math.floor(day0 / DAY) % 7 === 6) for (const v of ctx.vaults) await claimFees(ctx, v);
   ctx.truth.expire(ctx.chain.chainId, day0 + DAY);
+}
+
+/** Transfers of the share between Solana holders (0-2, from the Solana side's own random stream). */
+async function solanaTransfers(ctx: SimContext, at: number): Promise<void> {
+  const done = (await ctx.solana?.activity(at)) ?? 0;
+  for (let i = 0; i < done; i++) ctx.truth.did('solanaTransfer', at);
 }
 
 /** Each chain's random stream of the yield assets' rates and the strategist (apart from `ctx.rng`). */
@@ -185,6 +195,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
     opts.chains.map((c) => c.chainId),
     opts.addresses,
   );
+  truth.solana = opts.solana;
   const contexts: SimContext[] = [];
   for (const [i, c] of opts.chains.entries()) {
     const chain = new SimChain(c.chainId, c.rpcUrl, clock);
@@ -227,6 +238,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       holders: HOLDERS,
       vaults,
       now: () => chain.now(),
+      ...(i === 0 && opts.solana ? { solana: opts.solana } : {}),
     });
     yieldRngs.set(contexts[contexts.length - 1], new Rng(opts.seed * 7_919 + c.chainId * 13 + 5));
   }
@@ -244,6 +256,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
         if (ctx.primary && ticks === opts.reorgAtTick) await reorg(ctx, opts.reorgHoldMs ?? 8_000, log);
         for (const v of ctx.vaults) await updateRate(ctx, v);
         await randomActions(ctx, ctx.rng.int(1, 3));
+        if (ctx.solana) await solanaTransfers(ctx, ctx.chain.now());
         await solveRequests(ctx, 0.3);
         await fulfillRedemptions(ctx, 0.3);
         await claimRedemptions(ctx);

@@ -2,6 +2,7 @@
 import type { Address } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import type { DevnetAddresses, VaultAddresses, VaultSpec } from '../deploy.ts';
+import type { SolanaSim } from '../solana/sim.ts';
 import type { SimChain } from './chain.ts';
 import type { Rng } from './rng.ts';
 import type { GroundTruth } from './truth.ts';
@@ -42,6 +43,8 @@ export interface SimContext {
   deliverBefore: number;
   /** Simulated time of the next action (block time in live mode). */
   now: () => number;
+  /** The Solana side (on the primary chain's context only): mint flows start and end there. */
+  solana?: SolanaSim;
 }
 
 /** The NestVault fee of `gross` for fee kind `kind`: flat + gross * rate / 1e6. */

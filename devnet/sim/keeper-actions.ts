@@ -3,7 +3,7 @@
  * the RedeemOperator, rate updates (one of which pauses), fee claims, role and
  * operator changes, the mint flow, and the one-off setup after deployment.
  */
-import type { Hex } from 'viem';
+import { type Hex, parseEventLogs } from 'viem';
 import {
   accountantAbi,
   atomicQueueNucleusAbi,
@@ -15,8 +15,10 @@ import {
   redeemOperatorAbi,
   relayerAbi,
   rolesAuthorityAbi,
+  shareOftAbi,
   tellerVedaAbi,
 } from '../abis.ts';
+import { addressHex } from '../solana/chain.ts';
 import type { SentTx } from './chain.ts';
 import { FEE, FEE_RATES, feeOf, ONE, type SimContext, type VaultState } from './context.ts';
 
@@ -329,19 +331,33 @@ export async function mintFlow(ctx: SimContext): Promise<SentTx> {
     .padStart(64, '7')}` as Hex;
   const assets = BigInt(ctx.rng.int(10, 5_000)) * ONE;
   const refund = ctx.rng.chance(0.2);
+  // With a Solana side, the flow starts there: the wallet burns the USDC and is the shares' recipient.
+  const burn = await ctx.solana?.burn(ctx.now(), assets, ctx.addrs.composer, ctx.addrs.relayer);
   const tx = await ctx.chain.send(ctx.deployer, ctx.addrs.relayer, relayerAbi, 'relay', [
     nonce,
     assets,
     SOLANA_EID,
-    recipient,
+    burn ? addressHex(burn.wallet.address) : recipient,
     refund,
   ]);
+  let shares: bigint | undefined;
   if (!refund) {
     const fee = feeOf('deposit', assets);
-    const shares = ((assets - fee) * ONE) / v.rate;
+    shares = ((assets - fee) * ONE) / v.rate;
     ctx.truth.move(ctx.chain.chainId, v.addrs.share, null, ctx.addrs.composer, shares);
     ctx.truth.move(ctx.chain.chainId, v.addrs.share, ctx.addrs.composer, ctx.addrs.oft, shares);
     ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'deposit', fee);
+  }
+  if (burn && ctx.solana) {
+    const [sent] = parseEventLogs({ abi: shareOftAbi, logs: tx.logs, eventName: 'OFTSent' });
+    await ctx.solana.settle(burn, {
+      nonce,
+      relayTx: tx.hash,
+      at: tx.timestamp,
+      refunded: refund,
+      guid: sent?.args.guid,
+      shares: sent?.args.amountReceivedLD,
+    });
   }
   ctx.truth.did(refund ? 'mintFlowRefunded' : 'mintFlow', tx.timestamp);
   return tx;

@@ -64,6 +64,37 @@ export interface BridgeTruth {
   receivedAt?: number;
 }
 
+/** One mint flow (Solana burn -> primary chain -> Solana mint, or reclaim) and the step statuses it ends with. */
+export interface MintFlowTruth {
+  /** The burn's Solana signature: the flow's id on /v1/solana/mint-status. */
+  signature: string;
+  wallet: string;
+  /** USDC burnt (raw, 6 decimals). */
+  amount: string;
+  burntAt: number;
+  nonce: Hex;
+  relayTx: Hex;
+  refunded: boolean;
+  /** Share OFT guid, shares sent and the Solana mint's signature (delivered flows). */
+  guid?: string;
+  shares?: string;
+  mintSignature?: string;
+  /** Final status of each step (MINT_STEPS names); steps absent do not apply. */
+  steps: Record<string, 'completed' | 'failed' | 'skipped'>;
+}
+
+/** The Solana side (chain 101): vault 0's share mint, its holders, and the mint flows. */
+export interface SolanaTruthJson {
+  chainId: 101;
+  mint: string;
+  oftStore: string;
+  /** owner -> raw share balance (zero balances omitted). */
+  balances: Record<string, string>;
+  supply: string;
+  transfers: number;
+  mintFlows: MintFlowTruth[];
+}
+
 export interface GroundTruthJson {
   seed: number;
   chainIds: number[];
@@ -107,6 +138,8 @@ export interface GroundTruthJson {
   /** share -> day -> compositionApy, from the primary chain's yield prices and the holdings on every chain,
    * for every day from the first yield price to the last simulated day. */
   compositionApy: Record<string, Record<string, CompositionApyTruth>>;
+  /** The Solana side, when the devnet runs one. */
+  solana?: SolanaTruthJson;
 }
 
 const DAY_MS = 86_400_000;
@@ -224,6 +257,8 @@ export class GroundTruth {
   private readonly yieldRates = new Map<string, bigint>();
   private readonly yieldHoldings = new Map<string, bigint>();
   private readonly yieldHoldingDays = new Map<string, string>();
+  /** The Solana side's book, when there is one. */
+  solana: { toJSON(): SolanaTruthJson } | undefined;
   private from = 0;
   private to = 0;
 
@@ -367,6 +402,7 @@ export class GroundTruth {
       yieldPrices,
       yieldHoldings,
       compositionApy,
+      ...(this.solana ? { solana: this.solana.toJSON() } : {}),
     };
   }
 

@@ -96,6 +96,8 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     expect(data.count).toBe(expected.size);
     expect(data.holders).toHaveLength(expected.size);
     const price = new Map(vaults.map((v) => [v.share, T.latestRate(truth, v, truth.chainIds[0])]));
+    // The Solana mint of vault 0 is priced as its share.
+    if (truth.solana) price.set(T.lc(truth.solana.mint), T.latestRate(truth, vaults[0], truth.chainIds[0]));
     for (const h of data.holders) {
       const key = `${T.lc(h.address)}|${T.lc(h.tokenAddress)}`;
       const raw = expected.get(key);
@@ -111,6 +113,73 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
       );
     }
   });
+
+  it('the Solana side: chain 101 holders of the mint, as the truth books them', async () => {
+    const sol = truth.solana;
+    expect(sol, 'the truth has a Solana side').toBeDefined();
+    const s = sol as NonNullable<typeof sol>;
+    expect(Object.keys(s.balances).length, 'Solana holders').toBeGreaterThan(1);
+    expect(s.transfers, 'Solana transfers').toBeGreaterThan(0);
+    const v0 = vaults[0];
+    await poll(
+      'chain 101 holders in the views',
+      async () => {
+        const { data } = await get(`/v1/vaults/holders?status=all&chainId=101`);
+        const e = data.find((x: Json) => T.lc(x.vaultAddress) === v0.share);
+        return e?.holders?.length === Object.keys(s.balances).length ? e : undefined;
+      },
+      60_000,
+      svc,
+    );
+    const { data } = await get(`/v1/vaults/holders?status=all&chainId=101`);
+    T.expectTopHolders(
+      vaultEntry(data, v0).holders,
+      T.chainBalances(truth, v0).filter((b) => b.chainId === 101),
+      `${v0.slug}@101`,
+    );
+  });
+
+  it('every mint flow of the truth, refunds included, answers its step sequence (/v1/solana/mint-status)', async () => {
+    const flows = T.mintFlows(truth);
+    expect(flows.length, 'mint flows in the truth').toBeGreaterThan(0);
+    expect(
+      flows.some((f) => f.refunded),
+      'a refunded flow in the truth',
+    ).toBe(true);
+    const statusOf = async (sig: string) => {
+      const res = await fetch(`${svc.api}/v1/solana/mint-status/${sig}`);
+      return res.status === 200 ? ((await res.json()) as Json).data : undefined;
+    };
+    for (const f of flows) {
+      const want = Object.fromEntries(
+        ['solana', 'cctpAttestation', 'predicate', 'relay', 'composer', 'oft', 'solanaMint', 'reclaim'].map(
+          (step) => [step, f.steps[step] ?? 'pending'],
+        ),
+      );
+      let got: Record<string, string> = {};
+      const status = await poll(
+        `mint flow ${f.signature}`,
+        async () => {
+          const d = await statusOf(f.signature);
+          if (!d) return undefined;
+          got = Object.fromEntries(Object.entries(d.steps as Json).map(([k, x]) => [k, (x as Json).status]));
+          return JSON.stringify(got) === JSON.stringify(want) ? d : undefined;
+        },
+        60_000,
+        svc,
+      ).catch(() => undefined);
+      expect(got, `steps of ${f.signature}`).toEqual(want);
+      if (!status) continue;
+      expect(status.overallStatus, `overall ${f.signature}`).toBe(f.refunded ? 'refunded' : 'completed');
+      expect(status.steps.relay.txHash?.toLowerCase(), `relay tx ${f.signature}`).toBe(
+        f.relayTx.toLowerCase(),
+      );
+      if (!f.refunded) {
+        expect(status.steps.solanaMint.signature, `Solana mint ${f.signature}`).toBe(f.mintSignature);
+        expect(status.steps.oft.lzGuid, `guid ${f.signature}`).toBe(f.guid);
+      }
+    }
+  }, 180_000);
 
   it('tvl, tokenPrice and holder counts (/v1/vaults/details, /v1/vaults)', async () => {
     const details = (await get('/v1/vaults/details?status=all')).data;

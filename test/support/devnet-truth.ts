@@ -97,15 +97,26 @@ export function chainBalances(
   for (const chainId of truth.chainIds)
     for (const [user, amount] of Object.entries(truth.balances[chainId]?.[v.shareKey] ?? {}))
       if (BigInt(amount) > 0n) out.push({ chainId, user: lc(user), raw: BigInt(amount) });
+  // Vault 0's share also lives on Solana (chain 101), its holders keyed by their base58 wallet.
+  if (v.index === 0 && truth.solana)
+    for (const [user, amount] of Object.entries(truth.solana.balances))
+      if (BigInt(amount) > 0n) out.push({ chainId: 101, user: lc(user), raw: BigInt(amount) });
   return out;
 }
 
-/** `holder|share` (lower case) -> balance summed over every EVM chain. */
+/** The mint flows of the truth and the step statuses each ends with. */
+export function mintFlows(truth: GroundTruthJson) {
+  return truth.solana?.mintFlows ?? [];
+}
+
+/** `holder|share` (lower case) -> balance summed over every EVM chain; Solana holders under `holder|mint`. */
 export function tokenHolderBalances(truth: GroundTruthJson): Map<string, bigint> {
   const out = new Map<string, bigint>();
   for (const v of truthVaults(truth))
     for (const b of chainBalances(truth, v)) {
-      const key = `${b.user}|${v.share}`;
+      // The Solana mint's holders are rows of their own, under the mint's address.
+      const token = b.chainId === 101 ? lc(truth.solana?.mint ?? '') : v.share;
+      const key = `${b.user}|${token}`;
       out.set(key, (out.get(key) ?? 0n) + b.raw);
     }
   return out;
@@ -188,6 +199,9 @@ export function tvlRaw(truth: GroundTruthJson, v: TruthVault): bigint {
     const supply = BigInt(truth.supply[chainId]?.[v.shareKey] ?? '0');
     sum += supply * latestRate(truth, v, chainId);
   }
+  // Solana has no accountant: its supply is priced at the vault's price chain (the primary chain).
+  if (v.index === 0 && truth.solana)
+    sum += BigInt(truth.solana.supply) * latestRate(truth, v, truth.chainIds[0]);
   return sum;
 }
 
