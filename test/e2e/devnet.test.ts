@@ -25,6 +25,8 @@ import {
 import * as T from '../support/devnet-truth.ts';
 
 const BACKFILL_DAYS = 9;
+/** The run of the 30-day windows (compositionApy and navApy rolling30d, sec30d): more than 30 days. */
+const BACKFILL_30D_DAYS = 33;
 const DAY = 86_400;
 /** The devnet registry sets no prices: the base asset and USDC stand-in default to 1 USD. */
 const USD_PER_ASSET = 1;
@@ -48,6 +50,43 @@ const vaultEntry = (data: Json[], v: T.TruthVault) => {
   expect(e, `vault ${v.slug} in the response`).toBeDefined();
   return e;
 };
+
+/**
+ * apy-history from the deployment day: on every settled day, every vault's `apy` is its
+ * `compositionApy` and both equal the truth's (null where the truth's is); rolling7d is
+ * known from the 8th day on, and with `full30d` (a backfill longer than 30 days) the
+ * 30-day members on the last days too.
+ */
+async function expectCompositionApy(on: Service, truth: T.GroundTruthJson, full30d: boolean) {
+  const first = T.deploymentDay(truth);
+  const start = Date.parse(`${first}T00:00:00Z`) / 1000;
+  const { data } = await get(`/v1/vaults/apy-history?status=all&order=asc&startDate=${start}`, on);
+  for (const v of T.truthVaults(truth)) {
+    const history: Json[] = vaultEntry(data, v).history;
+    expect(history.length, `${v.slug} settled days`).toBeGreaterThan(0);
+    let r7 = 0;
+    for (const h of history) {
+      const day = T.utcDay(h.day);
+      const want = T.compositionApyOf(truth, v, day);
+      expect(h.apy, `${v.slug} ${day} apy = compositionApy`).toEqual(h.compositionApy);
+      for (const k of ['rolling7d', 'rolling30d', 'sec30d'] as const) {
+        const expected = want?.[k] ?? null;
+        const what = `${v.slug} ${day} compositionApy.${k}`;
+        if (expected === null) expect(h.compositionApy[k], what).toBeNull();
+        else T.expectClose(h.compositionApy[k], expected, what);
+      }
+      if (want?.rolling7d != null) r7++;
+    }
+    // The strategist buys on the first simulated day: from its 8th day on, rolling7d is known.
+    expect(r7, `${v.slug}: days with a rolling7d compositionApy`).toBeGreaterThanOrEqual(history.length - 8);
+    if (full30d)
+      expect(
+        history.filter((h) => h.compositionApy.rolling30d !== null && h.compositionApy.sec30d !== null)
+          .length,
+        `${v.slug}: days with a 30-day compositionApy`,
+      ).toBeGreaterThan(0);
+  }
+}
 
 describe('vaultstream start on the devnet, against the ground truth', () => {
   beforeAll(async () => {
@@ -269,6 +308,91 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     }
   });
 
+  it('compositionApy (and apy) per settled day from the yield assets, as the truth computes it', () =>
+    expectCompositionApy(svc, truth, false));
+
+  it('performance-history: yield asset prices, weights and apy per day against the truth', async () => {
+    const first = T.deploymentDay(truth);
+    const start = Date.parse(`${first}T00:00:00Z`) / 1000;
+    const primary = truth.chainIds[0];
+    for (const v of vaults) {
+      const { data } = await get(
+        `/v1/vaults/${v.slug}/performance-history?startDate=${start}&includeCompositeAssets=true`,
+      );
+      let weighed = 0;
+      for (const h of data.history as Json[]) {
+        const day = T.utcDay(h.day);
+        const price = T.closeRate(truth, v, primary, day);
+        if (price !== undefined) T.expectClose(h.vault.price, T.units(price), `${v.slug} ${day} price`);
+        const want = T.compositionApyOf(truth, v, day);
+        if (h.vault.apy !== null)
+          for (const k of ['rolling7d', 'rolling30d', 'sec30d'] as const)
+            if (want?.[k] == null) expect(h.vault.apy[k], `${v.slug} ${day} apy.${k}`).toBeNull();
+            else T.expectClose(h.vault.apy[k], want[k] as number, `${v.slug} ${day} apy.${k}`);
+        if (!want) continue;
+        const assets = h.assets as Record<string, Json>;
+        const total = Object.values(assets).reduce((a, x) => a + x.compositionPct, 0);
+        for (const [slug, w] of Object.entries(want.weights)) {
+          const close = T.yieldClose(truth, slug, day);
+          if (close === undefined) continue;
+          expect(assets[slug], `${v.slug} ${day} asset ${slug}`).toBeDefined();
+          T.expectClose(assets[slug].price, close, `${v.slug} ${day} ${slug} price`);
+          // compositionPct counts the liquid assets too; renormalised over the yield assets it is the weight.
+          if (w > 0) {
+            T.expectClose((assets[slug].compositionPct / total) * 100, w, `${v.slug} ${day} ${slug} weight`);
+            weighed++;
+          } else expect(assets[slug].compositionPct, `${v.slug} ${day} ${slug} weight`).toBe(0);
+        }
+      }
+      expect(weighed, `${v.slug}: days with a weighted yield asset`).toBeGreaterThan(0);
+    }
+  });
+
+  it('the Nest hub vault: price, navApy and accrued fees (management + performance) per day as the truth books them', async () => {
+    const hub = vaults.filter(T.isHubVault);
+    expect(hub.map((v) => v.slug)).toEqual(['ndev2']);
+    const v = hub[0];
+    const from = T.deploymentDay(truth);
+    const to = T.utcDay(nowSec);
+    const start = Date.parse(`${from}T00:00:00Z`) / 1000;
+    const primary = truth.chainIds[0];
+    const { data: perf } = await get(`/v1/vaults/${v.slug}/performance-history?startDate=${start}`);
+    let settled = 0;
+    for (const h of perf.history as Json[]) {
+      const day = T.utcDay(h.day);
+      T.expectClose(
+        h.vault.price,
+        T.units(T.closeRate(truth, v, primary, day) ?? 0n),
+        `${v.slug} ${day} price`,
+      );
+      if (h.vault.navApy === null) continue;
+      settled++;
+      for (const [k, expected] of [
+        ['rolling7d', T.navRolling(truth, v, primary, day, 7)],
+        ['rolling30d', T.navRolling(truth, v, primary, day, 30)],
+        ['sec30d', T.navSec30d(truth, v, primary, day)],
+      ] as const)
+        if (expected === null) expect(h.vault.navApy[k], `${v.slug} ${day} navApy.${k}`).toBeNull();
+        else T.expectClose(h.vault.navApy[k], expected, `${v.slug} ${day} navApy.${k}`);
+    }
+    expect(settled, 'settled days of the hub vault').toBeGreaterThan(0);
+    // The hub's net rate moves with its gross rate less the fees: not the legacy path's constant steps.
+    expect(T.latestRate(truth, v, primary)).not.toBe(v.startingRate);
+    const { data } = await get(`/v1/vaults/fees?startDate=${from}&endDate=${to}`);
+    const e = data.find((x: Json) => x.slug === v.slug);
+    const accrued = T.feesByDay(truth, v, 'accountantAccrued');
+    expect(
+      [...accrued.values()].some((x) => x > 0n),
+      'the truth books hub accruals',
+    ).toBe(true);
+    const byDay = new Map<string, number>();
+    for (const name of ['managementFee', 'performanceFee'])
+      for (const p of e[name] as Json[]) byDay.set(p.date, (byDay.get(p.date) ?? 0) + p.value);
+    expect([...byDay.keys()]).toEqual(T.daysFrom(from, to));
+    for (const [day, value] of byDay)
+      T.expectClose(value, T.units(accrued.get(day) ?? 0n) * USD_PER_ASSET, `${v.slug} accrued fees ${day}`);
+  });
+
   it('failed redemptions with isValid read from the chain at the deadline', async () => {
     const since = truth.from - DAY;
     let seen = 0;
@@ -393,6 +517,39 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     expect(await svc.exited).toBe(0);
     expect(svc.log.stderr).toMatch(/"msg":"stopped"/);
   }, 60_000);
+});
+
+describe('the 30-day windows over a longer backfill', () => {
+  it('compositionApy and the hub vault navApy have their 30-day members, equal to the truth', async () => {
+    const long = await startService(join(dir, 'long'), {
+      backfillDays: String(BACKFILL_30D_DAYS),
+      liveIntervalMs: '0',
+    });
+    await waitDrained(long);
+    const t = T.readTruth(long.truthFile);
+    await expectCompositionApy(long, t, true);
+    const hub = T.truthVaults(t).filter(T.isHubVault);
+    expect(hub).toHaveLength(1);
+    const primary = t.chainIds[0];
+    const start = Date.parse(`${T.deploymentDay(t)}T00:00:00Z`) / 1000;
+    const { data } = await get(`/v1/vaults/apy-history?status=all&order=asc&startDate=${start}`, long);
+    let known30d = 0;
+    for (const h of vaultEntry(data, hub[0]).history as Json[]) {
+      const day = T.utcDay(h.day);
+      for (const [k, expected] of [
+        ['rolling30d', T.navRolling(t, hub[0], primary, day, 30)],
+        ['sec30d', T.navSec30d(t, hub[0], primary, day)],
+      ] as const)
+        if (expected === null) expect(h.navApy[k], `${hub[0].slug} ${day} navApy.${k}`).toBeNull();
+        else {
+          T.expectClose(h.navApy[k], expected, `${hub[0].slug} ${day} navApy.${k}`);
+          known30d++;
+        }
+    }
+    expect(known30d, 'hub navApy 30-day members known').toBeGreaterThan(0);
+    long.child.kill('SIGTERM');
+    expect(await long.exited).toBe(0);
+  }, 400_000);
 });
 
 describe('a reorg on the live devnet', () => {

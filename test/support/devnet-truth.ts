@@ -440,3 +440,19 @@ export async function balanceAtTime(
     blockNumber: lo,
   });
 }
+
+/** compositionApy of `v` on `day` as the truth computes it (devnet/sim/truth.ts), undefined outside its days. */
+export function compositionApyOf(truth: GroundTruthJson, v: TruthVault, day: string) {
+  return truth.compositionApy?.[v.shareKey]?.[day];
+}
+
+/** A yield asset's close price (USD) on the primary chain at or before `day`, undefined before its first. */
+export function yieldClose(truth: GroundTruthJson, slug: string, day: string): number | undefined {
+  const series = truth.yieldPrices?.[truth.chainIds[0]]?.[slug] ?? {};
+  let best: string | undefined;
+  for (const d of Object.keys(series)) if (d <= day && (!best || d > best)) best = d;
+  return best ? units(BigInt(series[best])) : undefined;
+}
+
+/** Whether vault `v` has a Nest hub accountant (devnet/deploy.ts `defaultVaultSpec`). */
+export const isHubVault = (v: TruthVault) => defaultVaultSpec(v.index).accountant === 'hub';
