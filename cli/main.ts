@@ -5,22 +5,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { stringify as stringifyYaml } from 'yaml';
-import { pipelineStatus } from '../api/status.ts';
-import { type Config, loadConfig } from '../core/config.ts';
-import { createBus, createCodec, createStore, type Store } from '../core/context.ts';
+import type { Config } from '../core/config.ts';
+import type { Store } from '../core/context.ts';
 import { describeError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
-import { createLogger } from '../core/log.ts';
-import { startDevnet } from '../devnet/run.ts';
-import { replayFile } from '../ingest/replay.ts';
-import { StreamProcessor } from '../streams/processor.ts';
-import { renderCatalogue } from '../views/catalogue.ts';
-import { migrate } from '../views/migrate.ts';
+import type { Logger } from '../core/log.ts';
 import type { Format } from './output.ts';
-import { startProgress } from './progress.ts';
-import { claimDataDir, type Role, runRoles, runUntilSignal } from './roles.ts';
-import { runSql, runSqlRemote } from './sql.ts';
+import type { Role } from './roles.ts';
+
+// Everything else loads inside the command that needs it (`await import()`): `--help` and
+// `--version` load no engine, chain client, bus or logger (scripts/build.mjs keeps each apart).
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -38,9 +32,15 @@ const program = new Command('vaultstream')
 /** The config the command loaded, for the error report (which setting chose a port). */
 let loaded: Config | undefined;
 
-function config(): Config {
+async function config(): Promise<Config> {
+  const { loadConfig } = await import('../core/config.ts');
   loaded = loadConfig(program.opts().config);
   return loaded;
+}
+
+async function logger(cfg: Config): Promise<Logger> {
+  const { createLogger } = await import('../core/log.ts');
+  return createLogger(cfg.logLevel);
 }
 
 /** The setting behind each port the process listens on: a port in use names the one to change. */
@@ -54,6 +54,8 @@ function portSettings(cfg: Config | undefined): Record<number, string> {
 
 /** Runs `fn` with the configured store, holding the embedded data directory meanwhile. */
 async function withStore<T>(cfg: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const { claimDataDir } = await import('./roles.ts');
+  const { createStore } = await import('../core/context.ts');
   const release = cfg.store.url ? () => {} : claimDataDir(cfg);
   const store = await createStore(cfg);
   try {
@@ -69,8 +71,9 @@ function roleCommand(name: string, roles: Role[], description: string) {
     .command(name)
     .description(description)
     .action(async () => {
-      const cfg = config();
-      const log = createLogger(cfg.logLevel);
+      const cfg = await config();
+      const log = await logger(cfg);
+      const { runRoles, runUntilSignal } = await import('./roles.ts');
       const running = await runRoles(cfg, roles, log);
       await runUntilSignal(running, log);
     });
@@ -89,8 +92,9 @@ program
   .description('run the stream consumers: bus to ClickHouse raw tables (applies migrations)')
   .option('--until-drained', 'exit once everything published before the start is stored')
   .action(async (opts: { untilDrained?: boolean }) => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const { runRoles, runUntilSignal } = await import('./roles.ts');
     const running = await runRoles(cfg, ['streams'], log);
     if (!opts.untilDrained) return runUntilSignal(running, log);
     await running.processor!.drained();
@@ -103,8 +107,15 @@ program
     'run the local devnet alone: anvil nodes, the project contracts and the activity simulator; prints the chains and registry as config YAML',
   )
   .action(async () => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const [{ startProgress }, { startDevnet }, { runUntilSignal }, { stringify: stringifyYaml }] =
+      await Promise.all([
+        import('./progress.ts'),
+        import('../devnet/run.ts'),
+        import('./roles.ts'),
+        import('yaml'),
+      ]);
     const progress = startProgress({ log, intervalMs: cfg.ingest.progressLogIntervalMs });
     const devnet = await startDevnet({
       settings: cfg.devnet,
@@ -123,8 +134,9 @@ program
   .command('migrate')
   .description('apply the SQL migrations of views/migrations to the configured store')
   .action(async () => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const { migrate } = await import('../views/migrate.ts');
     await withStore(cfg, async (store) => {
       const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
       process.stdout.write(
@@ -140,8 +152,21 @@ program
   )
   .argument('<file>', 'NDJSON file')
   .action(async (file: string) => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const [
+      { createBus, createCodec, createStore },
+      { replayFile },
+      { migrate },
+      { StreamProcessor },
+      { claimDataDir },
+    ] = await Promise.all([
+      import('../core/context.ts'),
+      import('../ingest/replay.ts'),
+      import('../views/migrate.ts'),
+      import('../streams/processor.ts'),
+      import('./roles.ts'),
+    ]);
     const bus = await createBus(cfg, log);
     const codec = createCodec(cfg);
     await bus.connect();
@@ -179,9 +204,10 @@ program
   )
   .option('--write', 'allow statements that change data or schema')
   .action(async (query: string, opts: { format: Format; write?: boolean }) => {
-    const cfg = config();
+    const cfg = await config();
     // Embedded and the data directory held by a running service: through its SQL interface.
     const owner = cfg.store.url ? undefined : ownerOf(resolve(cfg.dataDir));
+    const { runSql, runSqlRemote } = await import('./sql.ts');
     if (owner !== undefined) {
       process.stdout.write(await runSqlRemote(cfg, owner, query, opts));
       return;
@@ -195,8 +221,13 @@ program
   .command('status')
   .description('print the pipeline state: migrations, chain watermarks, consumer lag, row counts')
   .action(async () => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const [{ createBus, createCodec }, { StreamProcessor }, { pipelineStatus }] = await Promise.all([
+      import('../core/context.ts'),
+      import('../streams/processor.ts'),
+      import('../api/status.ts'),
+    ]);
     await withStore(cfg, async (store) => {
       const bus = await createBus(cfg, log);
       try {
@@ -215,8 +246,12 @@ program
   .description('write the catalogue of tables, views and columns (from their COMMENTs) as Markdown')
   .option('-o, --out <file>', 'output file', 'docs/views.md')
   .action(async (opts: { out: string }) => {
-    const cfg = config();
-    const log = createLogger(cfg.logLevel);
+    const cfg = await config();
+    const log = await logger(cfg);
+    const [{ migrate }, { renderCatalogue }] = await Promise.all([
+      import('../views/migrate.ts'),
+      import('../views/catalogue.ts'),
+    ]);
     await withStore(cfg, async (store) => {
       await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
       writeFileSync(opts.out, await renderCatalogue(store));

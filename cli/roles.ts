@@ -6,25 +6,21 @@
 
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { storedDataVersion } from '../api/data-version.ts';
-import { type ChainPhase, Readiness } from '../api/readiness.ts';
-import { createApp, listen } from '../api/server.ts';
+import type { ChainPhase } from '../api/readiness.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { createBus, createCodec, createStore } from '../core/context.ts';
-import { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
 import { VaultstreamError } from '../core/errors.ts';
-import { serveSql } from './sql.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
-import { type Devnet, startDevnet } from '../devnet/run.ts';
-import { startEvmIngest } from '../ingest/evm/index.ts';
-import { startMintFlowTracker } from '../ingest/mintflow/index.ts';
-import { publishRegistry } from '../ingest/registry.ts';
-import { startSolanaIngest } from '../ingest/solana/index.ts';
+import { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
+import type { Devnet } from '../devnet/run.ts';
+import type { startMintFlowTracker } from '../ingest/mintflow/index.ts';
 import type { Store } from '../store/client.ts';
-import { StreamProcessor } from '../streams/processor.ts';
-import { migrate } from '../views/migrate.ts';
-import { nothingToIngest, type ProgressDisplay, startProgress } from './progress.ts';
+import type { StreamProcessor } from '../streams/processor.ts';
+import type { ProgressDisplay } from './progress.ts';
+
+// The devnet, the ingesters (viem, @solana/*), the consumers, the API and the chDB migrations load
+// in the roles that run them (`await import()`): `vaultstream sql` loads this file for claimDataDir.
 
 export type Role = 'ingest' | 'streams' | 'api';
 
@@ -59,6 +55,7 @@ async function withDevnet(
 ): Promise<{ cfg: Config; devnet: Devnet }> {
   log.info({ chains: cfg.devnet.chainIds, backfillDays: cfg.devnet.backfillDays }, 'devnet: starting');
   // The data directory is ours (claimed) and the store and bus are not open yet: a previous devnet's data can go.
+  const { startDevnet } = await import('../devnet/run.ts');
   const devnet = await startDevnet({
     settings: cfg.devnet,
     dataDir: cfg.dataDir,
@@ -79,6 +76,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   let cfg = configured;
   let devnet: Devnet | undefined;
   // Live backfill progress per chain (cli/progress.ts): bars on a terminal, else periodic log lines.
+  const { nothingToIngest, startProgress } = await import('./progress.ts');
   const progress: ProgressDisplay | undefined = roles.includes('ingest')
     ? startProgress({ log, intervalMs: cfg.ingest.progressLogIntervalMs })
     : undefined;
@@ -91,6 +89,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const store = needsStore ? await createStore(cfg) : undefined;
   let ready = false;
   if (store && roles.includes('streams')) {
+    const { migrate } = await import('../views/migrate.ts');
     const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
     if (res.applied.length) log.info({ applied: res.applied }, 'migrations applied');
   }
@@ -104,6 +103,13 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   if (roles.includes('ingest')) {
     const nothing = nothingToIngest(cfg);
     if (nothing) log.warn(nothing);
+    const [{ publishRegistry }, { startEvmIngest }, { startSolanaIngest }, { startMintFlowTracker }] =
+      await Promise.all([
+        import('../ingest/registry.ts'),
+        import('../ingest/evm/index.ts'),
+        import('../ingest/solana/index.ts'),
+        import('../ingest/mintflow/index.ts'),
+      ]);
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
     const evm = startEvmIngest({ config: cfg, bus, codec, log });
@@ -124,10 +130,15 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     });
   }
   if (store && roles.includes('streams')) {
+    const { StreamProcessor } = await import('../streams/processor.ts');
     running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
     await running.processor.start();
   }
   if (store && roles.includes('api')) {
+    const [{ createApp, listen }, { Readiness }] = await Promise.all([
+      import('../api/server.ts'),
+      import('../api/readiness.ts'),
+    ]);
     const processor = running.processor;
     const app = createApp({
       store,
@@ -158,7 +169,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     process.stdout.write(`vaultstream API ${url}/v1  docs ${url}/docs  status ${url}/status\n`);
   }
   // The data team's ClickHouse-compatible SQL interface (embedded store only).
-  const stopSql = store ? await serveSql(cfg, store, log) : undefined;
+  const stopSql = store ? await (await import('./sql.ts')).serveSql(cfg, store, log) : undefined;
   running.stop = async () => {
     await stopSql?.();
     progress?.stop();
@@ -175,6 +186,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
 
 /** The API-only role's data version, read from the store (first read done before serving). */
 async function storedVersion(store: Store, log: Logger): Promise<() => string> {
+  const { storedDataVersion } = await import('../api/data-version.ts');
   const v = storedDataVersion(store, { log });
   await v.refresh();
   return () => v.current();
