@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`):
-#   1. system packages for the librdkafka mock broker (test/support/kafka-mock) and Chromium for the
-#      browser tests (test/e2e/dashboard.test.ts): installed with apt-get when missing and we are
-#      root (or have password-less sudo); otherwise a warning, and the Kafka and browser suites skip
-#      themselves by name;
+#   1. system packages for the librdkafka mock broker (test/support/kafka-mock), Chromium for the
+#      browser tests (test/e2e/dashboard.test.ts) and tmux for the terminal test
+#      (test/integration/operator.test.ts): installed with apt-get when missing and we are root (or
+#      have password-less sudo); otherwise a warning, and those suites skip themselves by name;
 #   2. `npm ci` when node_modules is missing or older than package-lock.json;
 #   3. the compiled CLI (scripts/build.mjs) when dist/ is missing or older than a source file, so the
 #      tests that run bin/vaultstream.mjs run the compiled CLI;
@@ -14,7 +14,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-APT_PACKAGES=(librdkafka-dev gcc libc6-dev chromium)
+APT_PACKAGES=(librdkafka-dev gcc libc6-dev chromium tmux)
 
 section() { printf '\n==> %s\n' "$*"; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
