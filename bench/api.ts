@@ -23,7 +23,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +34,7 @@ import { createApp, listen } from '../api/server.ts';
 import { parseConfig, vaultSchema } from '../core/config.ts';
 import { createStore, type Store } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
+import { load } from './load.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const DAY = 86_400;
@@ -206,35 +206,6 @@ function memory(pid: number): { rssMb: number; peakMb: number } {
 }
 
 // ---- measurements ------------------------------------------------------------------------------
-
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (opts: { url: string; connections: number; duration: number }) => Promise<AutocannonResult>;
-// autocannon ships no type declarations: the one call used here is typed above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-interface LoadNumbers {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(url: string, seconds: number): Promise<LoadNumbers> {
-  const r = await autocannon({ url, connections: 100, duration: seconds });
-  return {
-    requestsPerSecond: r.requests.average,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
-}
 
 /** The API against a bare server sending the same bytes, for `path`. */
 async function compare(apiPort: number, path: string, seconds: number, dir: string) {

@@ -14,7 +14,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,18 +24,11 @@ import { startSqlHttp } from '../api/sql/server.ts';
 import { parseConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { createStore } from '../store/client.ts';
+import { load } from './load.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const API_BENCH = join(SELF, '..', 'api.ts');
 const HEAVY = 'SELECT sum(cityHash64(number)) FROM numbers(400000000)';
-
-type Autocannon = (o: { url: string; connections: number; duration: number }) => Promise<{
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** Child role: the API and the SQL interface over `dataDir`; prints both ports. */
 async function serve(dataDir: string, cached: boolean): Promise<void> {
@@ -75,17 +67,6 @@ function child(args: string[]): Promise<{ proc: ChildProcess; line: string }> {
   });
 }
 
-async function measure(url: string, seconds: number) {
-  const r = await autocannon({ url, connections: 20, duration: seconds });
-  return {
-    requestsPerSecond: r.requests.average,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -115,7 +96,7 @@ async function main(): Promise<void> {
         return Date.now() - t0;
       };
       const heavyMs = await heavy();
-      const quiet = await measure(url, seconds);
+      const quiet = await load(url, seconds, 20);
       let running = true;
       let analystQueries = 0;
       const loop = (async () => {
@@ -124,7 +105,7 @@ async function main(): Promise<void> {
           analystQueries++;
         }
       })();
-      const busy = await measure(url, seconds);
+      const busy = await load(url, seconds, 20);
       running = false;
       await loop;
       proc.kill('SIGKILL');

@@ -1,0 +1,32 @@
+/** HTTP load with autocannon, for the benchmarks: requests/s, p50, p99, non-2xx and errors. */
+import { createRequire } from 'node:module';
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (opts: { url: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+// autocannon ships no type declarations: the one call used here is typed above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+export interface LoadNumbers {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** `connections` clients requesting `url` for `seconds`. */
+export async function load(url: string, seconds: number, connections = 100): Promise<LoadNumbers> {
+  const r = await autocannon({ url, connections, duration: seconds });
+  return {
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
