@@ -7,34 +7,56 @@
  * directory (e.g. `vaultstream replay` beside `vaultstream start`) may append; the
  * consumer notices new bytes by polling.
  *
- * Record layout: u32 length of the rest | u32 crc32 of the rest | u16 key length | key | value.
- * An offset is the byte position of a record; `nextOffset` the position after it.
+ * Record layout (`bus/inprocess-log.ts`): u32 length of the rest | u32 crc32 of the rest |
+ * u16 key length | key | value. An offset is the byte position of a record; `nextOffset` the
+ * position after it.
+ *
+ * Durability and recovery rules:
+ * - Publish: one publish's records for a partition are one buffer appended (O_APPEND) after the
+ *   partition's earlier appends of this process, then fsync'd; `publish` resolves only after every
+ *   partition's fsync. A key over 65535 bytes or a record over 16 MiB is refused with `BAD_INPUT`
+ *   before anything is written; a failed open, write or fsync rejects with `BUS_UNAVAILABLE` (cause
+ *   attached) and the file is reopened for the next append. The log is never truncated or
+ *   rewritten: other processes may be appending to it at the same moment.
+ * - Torn tail: a record shorter than its header says (a writer killed mid-append, or a write in
+ *   progress in another process) is not delivered; the reader waits at it. It was never
+ *   acknowledged (its publish never resolved). Records appended after it are found again: when a
+ *   whole record follows damage, the damage is skipped (see below). `drained()` counts a partition
+ *   that ends in such a tail as drained, and reopening the log keeps every whole record before it.
+ * - Corruption (an impossible length, a key length past the record, a CRC mismatch), in the middle
+ *   or at the end: the reader searches forward, byte by byte, for the next whole record whose CRC
+ *   matches. If there is one, the damaged bytes are skipped and every later record is delivered;
+ *   if not (corruption at the end), the reader waits there like at a torn tail. Either way the
+ *   damage is reported once per subscription: a `DECODE_FAILED` `VaultstreamError` (details:
+ *   path, from, to, kind, reason) is logged at error level and passed to `onError` with an empty
+ *   batch of that topic and partition whose `nextOffset` is where reading resumes. A skipped
+ *   stretch is committed with the batch after it (offsets are not dense).
+ * - Reading and committing never crash the process: an I/O error reading a log or writing the
+ *   offsets file is a `BUS_UNAVAILABLE` error, reported like damage, and the partition is retried
+ *   after a pause; a failed commit is written again by the next commit or by `stop()`.
+ * - Commit: before the offsets file is written, every partition log whose offset moved is
+ *   fsync'd (its records may have come from another process that has not fsync'd yet), then the
+ *   file is written to a temporary name, fsync'd, renamed over the old one, and the directory
+ *   fsync'd. So it is replaced atomically and never points past durable data.
+ * - Subscribe: an unreadable or malformed offsets file, or a committed offset past the end of its
+ *   log (the log was truncated or replaced behind the bus's back), is a `DECODE_FAILED` error
+ *   from `subscribe`: the group is never silently restarted from zero or from the wrong place.
  */
 import { EventEmitter } from 'node:events';
-import {
-  closeSync,
-  fsync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  statSync,
-  write,
-  writeFileSync,
-} from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, fsync, mkdirSync, openSync, statSync, write } from 'node:fs';
+import { open, readFile, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { crc32 } from 'node:zlib';
 import { VaultstreamError } from '../core/errors.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
-import { partitionFor } from './partition.ts';
-import type { Batch, Bus, BusMessage, ConsumedMessage, SubscribeOptions, Subscription } from './types.ts';
+import { type Damage, encodeRecords, PartitionReader } from './inprocess-log.ts';
+import type { Batch, Bus, BusMessage, SubscribeOptions, Subscription } from './types.ts';
 
-const READ_CHUNK = 4 << 20;
 const writeAsync = promisify(write);
 const fsyncAsync = promisify(fsync);
+const POLL_MS = 100;
+/** Pause before a partition is read again after an error outside the handler. */
+const ERROR_PAUSE_MS = 1000;
 
 /** Writes all of `data` at the end of the file (opened with O_APPEND), then makes it durable. */
 async function appendDurably(fd: number, data: Buffer): Promise<void> {
@@ -42,7 +64,15 @@ async function appendDurably(fd: number, data: Buffer): Promise<void> {
   while (off < data.length) off += (await writeAsync(fd, data, off, data.length - off)).bytesWritten;
   await fsyncAsync(fd);
 }
-const POLL_MS = 100;
+
+function ioError(what: string, path: string, err: unknown): VaultstreamError {
+  return new VaultstreamError('BUS_UNAVAILABLE', `cannot ${what} ${path}: ${(err as Error).message}`, {
+    cause: err,
+    details: { path },
+  });
+}
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 
 export interface InProcessBusOptions {
   dir: string;
@@ -53,39 +83,6 @@ export interface InProcessBusOptions {
    * partitionsConsumedConcurrently): one partition's insert overlaps another's decoding.
    */
   concurrency?: number;
-}
-
-/**
- * Each partition's records laid out in one buffer (see the record layout above), written in place:
- * no intermediate buffers per message.
- */
-function encodeRecords(messages: BusMessage[], partitions: number): Map<number, Buffer> {
-  const partOf = new Int32Array(messages.length);
-  const keyLen = new Int32Array(messages.length);
-  const bytes = new Float64Array(partitions);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    partOf[i] = partitionFor(m.key, partitions);
-    keyLen[i] = Buffer.byteLength(m.key, 'utf8');
-    bytes[partOf[i]] += 10 + keyLen[i] + m.value.length;
-  }
-  const out = new Map<number, Buffer>();
-  for (let p = 0; p < partitions; p++) if (bytes[p] > 0) out.set(p, Buffer.allocUnsafe(bytes[p]));
-  const pos = new Float64Array(partitions);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    const p = partOf[i];
-    const buf = out.get(p)!;
-    const at = pos[p];
-    const restLen = 2 + keyLen[i] + m.value.length;
-    buf.writeUInt16BE(keyLen[i], at + 8);
-    buf.write(m.key, at + 10, 'utf8');
-    m.value.copy(buf, at + 10 + keyLen[i]);
-    buf.writeUInt32BE(restLen, at);
-    buf.writeUInt32BE(crc32(buf.subarray(at + 8, at + 8 + restLen)), at + 4);
-    pos[p] = at + 8 + restLen;
-  }
-  return out;
 }
 
 export class InProcessBus implements Bus {
@@ -109,7 +106,11 @@ export class InProcessBus implements Bus {
   }
 
   async connect(): Promise<void> {
-    mkdirSync(join(this.dir, '_groups'), { recursive: true });
+    try {
+      mkdirSync(join(this.dir, '_groups'), { recursive: true });
+    } catch (err) {
+      throw ioError('create the bus directory', this.dir, err);
+    }
   }
 
   /** Path of a partition's log file. */
@@ -121,7 +122,7 @@ export class InProcessBus implements Bus {
     // Writes and fsyncs run on libuv's threads (they were 3% of the main thread in the
     // pipeline benchmark), the partitions' in parallel.
     await Promise.all(
-      [...encodeRecords(messages, this.partitions)].map(([p, data]) => this.append(topic, p, data)),
+      [...encodeRecords(topic, messages, this.partitions)].map(([p, data]) => this.append(topic, p, data)),
     );
     this.appended.emit(topic);
   }
@@ -131,9 +132,21 @@ export class InProcessBus implements Bus {
    * and in order even if the system splits a write, and `close` waits for every one.
    */
   private append(topic: string, partition: number, data: Buffer): Promise<void> {
-    const fd = this.fd(topic, partition);
     const k = `${topic}/${partition}`;
-    const done = (this.appends.get(k) ?? Promise.resolve()).then(() => appendDurably(fd, data));
+    const done = (this.appends.get(k) ?? Promise.resolve()).then(async () => {
+      const fd = this.fd(topic, partition);
+      try {
+        await appendDurably(fd, data);
+      } catch (err) {
+        // The file's state after a failed write or fsync is unknown: the next append reopens it
+        // (a partial record left behind is a torn record, which readers skip; see the header).
+        this.fds.delete(k);
+        try {
+          closeSync(fd);
+        } catch {}
+        throw ioError('append to bus log', this.logPath(topic, partition), err);
+      }
+    });
     this.appends.set(
       k,
       done.catch(() => undefined),
@@ -145,28 +158,60 @@ export class InProcessBus implements Bus {
     const k = `${topic}/${partition}`;
     let fd = this.fds.get(k);
     if (fd === undefined) {
-      mkdirSync(join(this.dir, topic), { recursive: true });
-      fd = openSync(this.logPath(topic, partition), 'a');
+      const path = this.logPath(topic, partition);
+      try {
+        mkdirSync(join(this.dir, topic), { recursive: true });
+        fd = openSync(path, 'a');
+      } catch (err) {
+        throw ioError('open bus log', path, err);
+      }
       this.fds.set(k, fd);
     }
     return fd;
   }
 
-  /** Byte length of a partition log (its end offset). */
+  /** Byte length of a partition log (its end offset); 0 when it does not exist yet. */
   endOffset(topic: string, partition: number): bigint {
+    const path = this.logPath(topic, partition);
     try {
-      return BigInt(statSync(this.logPath(topic, partition)).size);
-    } catch {
-      return 0n;
+      return BigInt(statSync(path).size);
+    } catch (err) {
+      if (isMissing(err)) return 0n;
+      throw ioError('stat bus log', path, err);
     }
   }
 
+  /** A group's committed offsets (`topic/partition` -> decimal offset); {} for a group that never committed. */
   async readCommitted(groupId: string): Promise<Record<string, string>> {
+    const file = this.groupFile(groupId);
+    let text: string;
     try {
-      return JSON.parse(await readFile(this.groupFile(groupId), 'utf8'));
-    } catch {
-      return {};
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if (isMissing(err)) return {};
+      throw ioError('read committed offsets', file, err);
     }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new VaultstreamError('DECODE_FAILED', `committed offsets file ${file} is not valid JSON`, {
+        cause: err,
+        details: { file, groupId },
+        hint: 'restore it, or delete it to consume the group from the start again',
+      });
+    }
+    if (
+      parsed === null ||
+      typeof parsed !== 'object' ||
+      Array.isArray(parsed) ||
+      !Object.values(parsed).every((v) => typeof v === 'string' && /^\d+$/.test(v))
+    )
+      throw new VaultstreamError('DECODE_FAILED', `committed offsets file ${file} is not a map of offsets`, {
+        details: { file, groupId },
+        hint: 'restore it, or delete it to consume the group from the start again',
+      });
+    return parsed as Record<string, string>;
   }
 
   groupFile(groupId: string): string {
@@ -174,10 +219,30 @@ export class InProcessBus implements Bus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const sub = new InProcessSubscription(this, opts, await this.readCommitted(opts.groupId), this.log);
+    const committed = await this.readCommitted(opts.groupId);
+    for (const t of opts.topics)
+      for (let p = 0; p < this.partitions; p++) {
+        const at = BigInt(committed[`${t}/${p}`] ?? '0');
+        const end = this.endOffset(t, p);
+        if (at > end)
+          throw new VaultstreamError(
+            'DECODE_FAILED',
+            `group ${opts.groupId} committed offset ${at} of ${t}/${p}, past the end of its log (${end} bytes)`,
+            {
+              details: {
+                groupId: opts.groupId,
+                topic: t,
+                partition: p,
+                committed: String(at),
+                end: String(end),
+              },
+              hint: `the log ${this.logPath(t, p)} was truncated or replaced; restore it, or delete ${this.groupFile(opts.groupId)} to consume from the start`,
+            },
+          );
+      }
+    const sub = new InProcessSubscription(this, opts, committed, this.log);
     this.subs.add(sub);
     const onAppend = () => sub.wake();
-    this.appended.on('any', onAppend);
     for (const t of opts.topics) this.appended.on(t, onAppend);
     sub.onStop(() => {
       this.subs.delete(sub);
@@ -206,70 +271,6 @@ export class InProcessBus implements Bus {
   }
 }
 
-/** Reads records of one partition log from a byte offset. */
-class PartitionReader {
-  private fd: number | undefined;
-  private buf = Buffer.alloc(0);
-  /** File position of `buf[0]`. Positions are numbers here (exact below 2^53 bytes): no BigInt per record. */
-  private bufStart = 0;
-
-  constructor(private readonly path: string) {}
-
-  /** Up to `max` whole records starting at `from`; fewer when the log ends or a record is still being written. */
-  read(from: bigint, max: number): ConsumedMessage[] {
-    if (this.fd === undefined) {
-      try {
-        this.fd = openSync(this.path, 'r');
-      } catch {
-        return [];
-      }
-    }
-    const out: ConsumedMessage[] = [];
-    let pos = Number(from);
-    while (out.length < max) {
-      const head = this.ensure(pos, 8);
-      if (head < 0) break;
-      const len = this.buf.readUInt32BE(head);
-      const crc = this.buf.readUInt32BE(head + 4);
-      const at = this.ensure(pos + 8, len);
-      if (at < 0) break;
-      const rest = this.buf.subarray(at, at + len);
-      if (crc32(rest) !== crc)
-        throw new VaultstreamError(
-          'DECODE_FAILED',
-          `bus log ${this.path} is corrupt at byte ${pos} (crc mismatch)`,
-        );
-      const keyLen = rest.readUInt16BE(0);
-      // No copy of the value: `ensure` reads into a fresh buffer every time, never over one handed
-      // out, so it can stay a view of it (a copy per record was a tenth of the consumer's allocations).
-      out.push({
-        key: rest.toString('utf8', 2, 2 + keyLen),
-        value: rest.subarray(2 + keyLen),
-        offset: BigInt(pos),
-      });
-      pos += 8 + len;
-    }
-    return out;
-  }
-
-  /** Index in `buf` of the `len` bytes at file position `pos`, reading them if needed; -1 past the end. */
-  private ensure(pos: number, len: number): number {
-    const rel = pos - this.bufStart;
-    if (rel >= 0 && rel + len <= this.buf.length) return rel;
-    const size = Math.max(len, READ_CHUNK);
-    const b = Buffer.allocUnsafe(size);
-    const n = readSync(this.fd!, b, 0, size, pos);
-    this.buf = b.subarray(0, n);
-    this.bufStart = pos;
-    return n >= len ? 0 : -1;
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
-}
-
 class InProcessSubscription implements Subscription {
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -277,6 +278,14 @@ class InProcessSubscription implements Subscription {
   private commits: Promise<void> = Promise.resolve();
   private readonly readers = new Map<string, PartitionReader>();
   private readonly positions = new Map<string, bigint>();
+  /** Partitions whose position moved since their log was last fsync'd for a commit. */
+  private readonly dirty = new Set<string>();
+  /** A commit failed: the next one (or stop) writes it again. */
+  private commitFailed = false;
+  /** Damage each partition's reader is waiting at, with the file size seen then. */
+  private readonly stuck = new Map<string, { at: bigint; size: bigint }>();
+  /** Damage already reported (`topic/partition@from`), so a poll does not report it again. */
+  private readonly reported = new Set<string>();
   private readonly stopHooks: (() => void)[] = [];
   private readonly drainWaiters: { target: Map<string, bigint>; resolve: () => void }[] = [];
 
@@ -304,7 +313,10 @@ class InProcessSubscription implements Subscription {
   }
 
   start(): void {
-    this.loop = this.run();
+    this.loop = this.run().catch((err) => {
+      // work() handles its own errors; this is the last line before an unhandled rejection.
+      this.log.error({ err }, 'in-process bus subscription failed');
+    });
   }
 
   private async sleep(ms: number): Promise<void> {
@@ -335,11 +347,49 @@ class InProcessSubscription implements Subscription {
       let progressed = false;
       for (const [t, p] of parts) {
         if (this.stopped) break;
-        if (await this.consumePartition(t, p)) progressed = true;
+        try {
+          if (await this.consumePartition(t, p)) progressed = true;
+        } catch (err) {
+          // Reading the log or committing failed (the handler's own errors are handled inside).
+          const e =
+            err instanceof VaultstreamError
+              ? err
+              : new VaultstreamError('INTERNAL', `in-process bus: ${(err as Error)?.message ?? err}`, {
+                  cause: err,
+                });
+          this.report(e, t, p, this.positions.get(`${t}/${p}`) ?? 0n);
+          if (!this.stopped) await this.sleep(ERROR_PAUSE_MS);
+        }
       }
       this.checkDrained();
       if (!progressed && !this.stopped) await this.sleep(POLL_MS);
     }
+  }
+
+  /** Logs an error outside the handler and passes it to `onError` with an empty batch of the partition. */
+  private report(err: VaultstreamError, topic: string, partition: number, at: bigint): void {
+    this.log.error({ err, topic, partition, offset: String(at) }, err.message);
+    try {
+      this.opts.onError?.(err, { topic, partition, messages: [], nextOffset: at, lag: -1 });
+    } catch (cbErr) {
+      this.log.error({ err: cbErr }, 'bus onError callback threw');
+    }
+  }
+
+  private reportDamage(topic: string, partition: number, path: string, d: Damage): void {
+    const key = `${topic}/${partition}@${d.from}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    const where = d.to === undefined ? 'no whole record after it yet' : `skipped to byte ${d.to}`;
+    const err = new VaultstreamError(
+      'DECODE_FAILED',
+      `bus log ${path} is damaged at byte ${d.from} (${d.kind}: ${d.reason}); ${where}`,
+      {
+        details: { path, topic, partition, from: d.from, to: d.to, kind: d.kind, reason: d.reason },
+        hint: 'the damaged bytes are not delivered; records after them are',
+      },
+    );
+    this.report(err, topic, partition, BigInt(d.to ?? d.from));
   }
 
   /** Hands one batch of a partition to the handler; true when it did. */
@@ -347,61 +397,94 @@ class InProcessSubscription implements Subscription {
     const k = `${topic}/${partition}`;
     const reader = this.readers.get(k)!;
     const from = this.positions.get(k)!;
-    let messages = reader.read(from, this.opts.maxBatchSize);
-    if (messages.length === 0) return false;
-    // Let a partial batch fill for up to maxWaitMs, like Kafka's fetch.max.wait.
-    const deadline = Date.now() + this.opts.maxWaitMs;
-    while (messages.length < this.opts.maxBatchSize && Date.now() < deadline && !this.stopped) {
-      await this.sleep(Math.min(POLL_MS, deadline - Date.now()));
-      messages = reader.read(from, this.opts.maxBatchSize);
+    const max = this.opts.maxBatchSize;
+    let r = reader.read(Number(from), max);
+    if (r.messages.length > 0) {
+      // Let a partial batch fill for up to maxWaitMs, like Kafka's fetch.max.wait.
+      const deadline = Date.now() + this.opts.maxWaitMs;
+      while (r.messages.length < max && Date.now() < deadline && !this.stopped) {
+        await this.sleep(Math.min(POLL_MS, deadline - Date.now()));
+        r = reader.read(Number(from), max);
+      }
     }
-    const last = messages[messages.length - 1];
-    const nextOffset = last.offset + 8n + BigInt(this.recordLength(last));
-    const batch: Batch = {
-      topic,
-      partition,
-      messages,
-      nextOffset,
-      lag: Number(this.bus.endOffset(topic, partition) - nextOffset),
-    };
+    for (const d of r.skipped) this.reportDamage(topic, partition, reader.path, d);
+    if (r.stuck) {
+      this.stuck.set(k, { at: BigInt(r.stuck.from), size: BigInt(r.size) });
+      // An incomplete tail may be a write in progress in another process: reported once skipped.
+      if (r.stuck.kind === 'corrupt') this.reportDamage(topic, partition, reader.path, r.stuck);
+    } else this.stuck.delete(k);
+    if (r.messages.length === 0) return false;
+    const nextOffset = BigInt(r.next);
+    const batch: Batch = { topic, partition, messages: r.messages, nextOffset, lag: r.size - r.next };
     try {
       await this.opts.handler(batch);
     } catch (err) {
-      this.opts.onError?.(err, batch);
+      try {
+        this.opts.onError?.(err, batch);
+      } catch (cbErr) {
+        this.log.error({ err: cbErr }, 'bus onError callback threw');
+      }
       this.log.warn({ err, topic, partition, offset: String(from) }, 'batch handler failed; retrying');
-      await this.sleep(1000);
+      await this.sleep(ERROR_PAUSE_MS);
       return true;
     }
     this.positions.set(k, nextOffset);
+    this.dirty.add(k);
     await this.commit();
     return true;
   }
 
-  private recordLength(m: ConsumedMessage): number {
-    return 2 + Buffer.byteLength(m.key, 'utf8') + m.value.length;
-  }
-
-  /** Commits are serialized: workers share one offsets file. */
+  /** Commits are serialized: workers share one offsets file. A failed commit does not block later ones. */
   private commit(): Promise<void> {
-    this.commits = this.commits.then(() => this.writeCommitted());
-    return this.commits;
+    const next = this.commits.catch(() => undefined).then(() => this.writeCommitted());
+    this.commits = next;
+    return next;
   }
 
   private async writeCommitted(): Promise<void> {
     const file = this.bus.groupFile(this.opts.groupId);
-    for (const [k, v] of this.positions) this.committed[k] = String(v);
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.committed));
-    const fd = openSync(tmp, 'r');
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, file);
+    try {
+      // The records up to each new offset are made durable first: they may have been read from
+      // the page cache before their writer (maybe another process) fsync'd them.
+      for (const k of [...this.dirty]) {
+        const fd = this.readers.get(k)!.handle();
+        if (fd !== undefined) await fsyncAsync(fd);
+        this.dirty.delete(k);
+      }
+      for (const [k, v] of this.positions) this.committed[k] = String(v);
+      const tmp = `${file}.${process.pid}.tmp`;
+      const fh = await open(tmp, 'w');
+      try {
+        await fh.writeFile(JSON.stringify(this.committed));
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, file);
+      const dir = await open(dirname(file), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+      this.commitFailed = false;
+    } catch (err) {
+      this.commitFailed = true;
+      throw err instanceof VaultstreamError ? err : ioError('write committed offsets', file, err);
+    }
   }
 
   private checkDrained(): void {
     for (let i = this.drainWaiters.length - 1; i >= 0; i--) {
       const w = this.drainWaiters[i];
-      if ([...w.target].every(([k, end]) => (this.positions.get(k) ?? 0n) >= end)) {
+      const done = [...w.target].every(([k, end]) => {
+        const pos = this.positions.get(k) ?? 0n;
+        if (pos >= end) return true;
+        // Waiting at a torn or corrupt tail that covers everything up to the target: nothing more to read.
+        const s = this.stuck.get(k);
+        return s !== undefined && s.at === pos && s.size >= end;
+      });
+      if (done) {
         this.drainWaiters.splice(i, 1);
         w.resolve();
       }
@@ -410,8 +493,12 @@ class InProcessSubscription implements Subscription {
 
   drained(): Promise<void> {
     const target = new Map<string, bigint>();
-    for (const t of this.opts.topics)
-      for (let p = 0; p < this.bus.partitions; p++) target.set(`${t}/${p}`, this.bus.endOffset(t, p));
+    try {
+      for (const t of this.opts.topics)
+        for (let p = 0; p < this.bus.partitions; p++) target.set(`${t}/${p}`, this.bus.endOffset(t, p));
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve) => {
       this.drainWaiters.push({ target, resolve });
       this.wake();
@@ -423,7 +510,18 @@ class InProcessSubscription implements Subscription {
     this.stopped = true;
     this.wake();
     await this.loop;
-    for (const r of this.readers.values()) r.close();
+    if (this.commitFailed)
+      await this.commit().catch((err) =>
+        this.log.error(
+          { err },
+          'in-process bus: committing offsets at stop failed; uncommitted batches will be redelivered',
+        ),
+      );
+    for (const r of this.readers.values()) {
+      try {
+        r.close();
+      } catch {}
+    }
     for (const h of this.stopHooks) h();
     for (const w of this.drainWaiters.splice(0)) w.resolve();
   }
