@@ -9,11 +9,14 @@
  * requests while the body streams, and neither the engine nor the API holds more than a
  * page of rows after the snapshot is written. One snapshot serves every request of a
  * data version (holders-snapshots.ts owns their life).
+ *
+ * The rows and their USD values are the `token_holder_values` view's (migration 013:
+ * balances summed over the EVM chains on one exact scale, valued at the current share
+ * price of `vault_share_usd_current`); this module only numbers and pages them.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/client.ts';
-import { decimalsSql, SCALE, scaledSql } from './holders-decimals.ts';
-import { shareUsdE18 } from './holders-value.ts';
+import { SCALE } from './holders-decimals.ts';
 import { toUnits } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
 
@@ -68,8 +71,6 @@ export async function snapshotTokenHolders(
 ): Promise<TokenHolderSnapshot> {
   const db = store.database;
   const table = `${db}.${SNAPSHOT_PREFIXES[0]}${randomBytes(8).toString('hex')}`;
-  const usd = await shareUsdE18(store, vaults);
-  const dec = decimalsSql(vaults, 'vault', 'chain_id');
   await store.command(
     `CREATE TABLE ${table} (
        rn UInt64 COMMENT 'Position in the response, from 1',
@@ -87,7 +88,7 @@ export async function snapshotTokenHolders(
     await store.command(`DROP TABLE IF EXISTS ${table} SYNC`);
   };
   try {
-    await insertSnapshot(store, table, vaults, usd, dec);
+    await insertSnapshot(store, table, vaults);
     const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
     return { count: Number(n), table, pages: (size) => readPages(store, table, size), drop };
   } catch (err) {
@@ -97,50 +98,22 @@ export async function snapshotTokenHolders(
 }
 
 // The query parameters are bound by the store (no value is spliced into the SQL).
-async function insertSnapshot(
-  store: Store,
-  table: string,
-  vaults: readonly RegistryVault[],
-  usd: Map<string, bigint>,
-  dec: ReturnType<typeof decimalsSql>,
-): Promise<void> {
-  const params = {
-    ...dec.params,
-    slugs: vaults.map((v) => v.slug),
-    evm_tokens: vaults.map((v) => v.vaultAddress),
-    mints: vaults.map((v) => v.solanaMint),
-    usd_e18: vaults.map((v) => (usd.get(v.slug) ?? 0n).toString()),
-  };
-  // balance_deltas is the source of the `balances` view; reading it directly skips the
-  // view's registry join, which this query does itself from the parameters.
-  // One thread: rows are numbered in the order the sort emits them. The inner aggregation
-  // follows balance_deltas' sorting key (streaming); the sort and the outer aggregation
-  // spill to disk past 40 MB and inserts go in 128 Ki-row blocks, which bounds the
-  // engine's peak memory.
+async function insertSnapshot(store: Store, table: string, vaults: readonly RegistryVault[]): Promise<void> {
+  // One thread: rows are numbered in the order the sort emits them. The sort and the
+  // view's aggregations spill to disk past 40 MB and inserts go in 128 Ki-row blocks,
+  // which bounds the engine's peak memory.
   const sql = `INSERT INTO ${table}
     SELECT rowNumberInAllBlocks() + 1 AS rn, address, token, balance_x, value_e18 FROM (
-      SELECT holder AS address,
-        if(sol, arrayElement({mints:Array(String)}, vi), arrayElement({evm_tokens:Array(String)}, vi)) AS token,
-        balance_x, value_e18
-      FROM (
-        SELECT vi, chain_id = 101 AS sol, holder, sum(${scaledSql('bal', dec.sql)}) AS balance_x,
-          intDiv(balance_x * toInt256(arrayElement({usd_e18:Array(String)}, vi)),
-                 toInt256(concat('1', repeat('0', ${SCALE})))) AS value_e18
-        FROM (
-          SELECT vault, chain_id, holder, sum(delta) AS bal, indexOf({slugs:Array(String)}, vault) AS vi
-          FROM ${store.database}.balance_deltas
-          GROUP BY vault, chain_id, holder
-          HAVING bal > 0 AND vi > 0
-        )
-        GROUP BY vi, sol, holder
-      )
+      SELECT address, token, balance_e36 AS balance_x, value_usd_e18 AS value_e18
+      FROM ${store.database}.token_holder_values
+      WHERE vault IN {slugs:Array(String)}
       ORDER BY value_e18 DESC, address, token
     )
     SETTINGS max_threads = 1, optimize_aggregation_in_order = 1,
       max_bytes_before_external_sort = 40000000, max_bytes_before_external_group_by = 40000000,
       max_block_size = 16384, max_insert_block_size = 131072, min_insert_block_size_rows = 131072`;
   // Through `query`, which binds parameters (`command` does not); it returns no rows.
-  await store.query(sql, params);
+  await store.query(sql, { slugs: vaults.map((v) => v.slug) });
 }
 
 async function* readPages(store: Store, table: string, size: number): AsyncGenerator<TokenHolder[]> {

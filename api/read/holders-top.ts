@@ -3,9 +3,11 @@
  * exact scale across chains, with `holderSince` = the block time at which that balance
  * last went from zero (or less) to positive, and `totalHolders` from `vault_holders`
  * (distinct addresses with a positive balance on any chain, DESIGN section 8).
+ * The balances, their decimals and the cross-chain ranking scale are the `holder_values`
+ * view's (migration 013); `holderSince` is computed here for the 100 rows only, since a
+ * view of it for every holder would replay every transfer on each read.
  */
 import type { Store } from '../../store/client.ts';
-import { chainDecimals, decimalsSql, scaledSql } from './holders-decimals.ts';
 import { toUnits } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
 
@@ -29,6 +31,7 @@ interface Row {
   chain_id: number;
   holder: string;
   bal: string;
+  dec: number;
   since: string;
 }
 
@@ -40,15 +43,12 @@ export async function topHolders(
 ): Promise<VaultTopHolders[]> {
   if (vaults.length === 0) return [];
   const db = store.database;
-  const dec = decimalsSql(vaults, 'vault', 'chain_id');
   const chainFilter = chainId === undefined ? '' : 'AND chain_id = {chain:UInt32}';
   const rows = await store.query<Row>(
     `WITH top AS (
-       SELECT vault, chain_id, holder, bal, ${scaledSql('bal', dec.sql)} AS scaled FROM (
-         SELECT vault, chain_id, holder, sum(delta) AS bal FROM ${db}.balance_deltas
-         WHERE vault IN {slugs:Array(String)} ${chainFilter}
-         GROUP BY vault, chain_id, holder HAVING bal > 0
-       )
+       SELECT vault, chain_id, holder, balance_raw AS bal, share_decimals AS dec, balance_e36 AS scaled
+       FROM ${db}.holder_values
+       WHERE vault IN {slugs:Array(String)} ${chainFilter}
        ORDER BY vault, scaled DESC, chain_id, holder
        LIMIT ${TOP_HOLDERS} BY vault
      ),
@@ -69,12 +69,12 @@ export async function topHolders(
        )
        GROUP BY vault, chain_id, holder
      )
-     SELECT t.vault AS vault, t.chain_id AS chain_id, t.holder AS holder, toString(t.bal) AS bal,
+     SELECT t.vault AS vault, t.chain_id AS chain_id, t.holder AS holder, toString(t.bal) AS bal, t.dec AS dec,
        toString(toUnixTimestamp(s.since)) AS since
      FROM top AS t
      LEFT JOIN since AS s ON s.vault = t.vault AND s.chain_id = t.chain_id AND s.holder = t.holder
      ORDER BY t.vault, t.scaled DESC, t.chain_id, t.holder`,
-    { ...dec.params, slugs: vaults.map((v) => v.slug), ...(chainId !== undefined && { chain: chainId }) },
+    { slugs: vaults.map((v) => v.slug), ...(chainId !== undefined && { chain: chainId }) },
   );
   const counts = await store.query<{ vault: string; holders: string }>(
     `SELECT vault, toString(holders) AS holders FROM ${db}.vault_holders WHERE vault IN {slugs:Array(String)}`,
@@ -89,7 +89,7 @@ export async function topHolders(
       .map((r) => ({
         chainId: Number(r.chain_id),
         user: r.holder,
-        balance: toUnits(BigInt(r.bal), chainDecimals(v, Number(r.chain_id))),
+        balance: toUnits(BigInt(r.bal), Number(r.dec)),
         holderSince: Number(r.since),
       })),
   }));

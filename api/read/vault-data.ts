@@ -2,11 +2,12 @@
  * The vault metrics and histories as the views of migration 008 compute them, read
  * for a set of vaults up to `now` (the API clock, so time-relative answers are
  * testable): per UTC day the close price and navApy of every chain (`nav_apy_daily`),
- * the TVL and its 30-day change (`vault_tvl_daily`), the liquid funds
- * (`liquid_funds_daily`), the yield assets and compositionApy (`composition_daily`,
+ * the TVL and its 30-day change, the liquid funds, liquidFundsRange, the open
+ * redemptions' value and the shortfall (`vault_liquidity_daily`, over `vault_tvl_daily`,
+ * `liquid_funds_daily` and `pending_redemptions`), the yield assets and compositionApy (`composition_daily`,
  * `composition_apy_daily`), and the vault's oldest chain watermark
- * (`vault_settlement`); plus the liquid-asset snapshots for the request-time liquid
- * funds of the details (which may read live balances). The API only looks values up
+ * (`vault_settlement`); plus the liquid-asset snapshots, which only the details'
+ * `liveLiquidity=true` path prices live balances with. The API only looks values up
  * and shapes them: no metric is computed here.
  */
 import type { Store } from '../../store/client.ts';
@@ -33,6 +34,11 @@ export interface VaultDay {
   /** tvl30DayChange, percent. */
   tvl30DayChange: number;
   liquidE18: bigint;
+  /** liquidFundsRange, percent (`vault_liquidity_daily`). */
+  liquidRange: number;
+  /** USD (e18) of the redemption requests open at the day's as-of time, and the shortfall (`vault_liquidity_daily`). */
+  pendingValueE18: bigint;
+  shortfallE18: bigint;
   compositionApy: ApyBlock;
   assets: DailyAsset[];
 }
@@ -80,7 +86,16 @@ const NO_APY: ApyBlock = { rolling7d: null, rolling30d: null, sec30d: null };
 function dayOf(s: VaultSeries, day: number): VaultDay {
   let d = s.days.get(day);
   if (!d) {
-    d = { tvlE18: 0n, tvl30DayChange: 0, liquidE18: 0n, compositionApy: NO_APY, assets: [] };
+    d = {
+      tvlE18: 0n,
+      tvl30DayChange: 0,
+      liquidE18: 0n,
+      liquidRange: 0,
+      pendingValueE18: 0n,
+      shortfallE18: 0n,
+      compositionApy: NO_APY,
+      assets: [],
+    };
     s.days.set(day, d);
   }
   return d;
@@ -127,14 +142,20 @@ export async function loadVaultSeries(
      WHERE vault IN {slugs:Array(String)} AND day <= ${today} ORDER BY vault, day`,
     params,
   );
-  const tvl = await store.query<{ vault: string; day_start: string; tvl: string; change: number }>(
-    `SELECT vault, ${day('day')}, toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change
-     FROM ${db}.vault_tvl_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
-    params,
-  );
-  const liquid = await store.query<{ vault: string; day_start: string; usd: string }>(
-    `SELECT vault, ${day('day')}, toString(liquid_funds_usd_e18) AS usd
-     FROM ${db}.liquid_funds_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+  const liquidity = await store.query<{
+    vault: string;
+    day_start: string;
+    tvl: string;
+    change: number;
+    liquid: string;
+    range: number;
+    pending: string;
+    shortfall: string;
+  }>(
+    `SELECT vault, ${day('day')}, toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change,
+       toString(liquid_funds_usd_e18) AS liquid, liquid_funds_range_pct AS range,
+       toString(pending_redemptions_usd_e18) AS pending, toString(shortfall_usd_e18) AS shortfall
+     FROM ${db}.vault_liquidity_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
     params,
   );
   const compApy = await store.query<{
@@ -204,12 +225,15 @@ export async function loadVaultSeries(
     series.firstDay ??= Number(r.day_start);
     dayOf(series, Number(r.day_start));
   }
-  for (const r of tvl) {
+  for (const r of liquidity) {
     const d = dayOf(seriesOf(out, r.vault), Number(r.day_start));
     d.tvlE18 = BigInt(r.tvl);
     d.tvl30DayChange = Number(r.change);
+    d.liquidE18 = BigInt(r.liquid);
+    d.liquidRange = Number(r.range);
+    d.pendingValueE18 = BigInt(r.pending);
+    d.shortfallE18 = BigInt(r.shortfall);
   }
-  for (const r of liquid) dayOf(seriesOf(out, r.vault), Number(r.day_start)).liquidE18 = BigInt(r.usd);
   for (const r of compApy)
     dayOf(seriesOf(out, r.vault), Number(r.day_start)).compositionApy = {
       rolling7d: num(r.r7),

@@ -9,7 +9,8 @@
  *   (api/read/vault-flows.ts, the `pending_redemptions` view);
  * - `sec30d` / `apy`: navApy (`nav_apy_daily`) of the latest settled day on the price chain
  *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
- * - liquid funds and composition: see vault-composition.ts.
+ * - `liquidFunds`, `liquidFundsRange` and `shortfall`: the `vault_liquidity_daily` row of
+ *   today (migration 013), except with `liveLiquidity=true` (see `liveLiquidE18`).
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
  * `baseAsset` and `roles` never reach a response.
  */
@@ -29,6 +30,20 @@ import {
 import { latestSettledDay, navApy, tvlE18, type VaultContext, vaultDay } from './vault-days.ts';
 import type { PendingRedemptions } from './vault-flows.ts';
 import { dayStart, fromE18, ratio } from './vault-numbers.ts';
+
+/**
+ * `liveLiquidity=true`: the liquid funds (e18 USD) of the balances read from the chains at
+ * request time, undefined when no reader is given or it fails (the view's snapshot answer
+ * is then used). A view cannot hold balances read from an RPC node at request time, so
+ * this path values them here, at the snapshot prices the view uses (vault-composition.ts),
+ * and derives liquidFundsRange and the shortfall from that live number.
+ */
+async function liveLiquidE18(ctx: VaultContext, live?: LiveLiquidityReader): Promise<bigint | undefined> {
+  if (!live) return undefined;
+  const index = indexSnapshots(ctx.series.snapshots);
+  const { balances, source } = await currentBalances(ctx.vault, index, ctx.now, live);
+  return source === 'live' ? liquidFundsE18(ctx.vault, index, balances, ctx.now) : undefined;
+}
 
 export type VaultInfo = z.infer<typeof vaultInfo>;
 export type VaultDetailsLite = z.infer<typeof vaultDetailsLite>;
@@ -98,25 +113,29 @@ export async function detailsLiteOf(
   ctx: VaultContext,
   agg: VaultAggregates,
   live?: LiveLiquidityReader,
-): Promise<Answer<VaultDetailsLite> & { liquidE18: bigint }> {
-  const index = indexSnapshots(ctx.series.snapshots);
-  const { balances, source } = await currentBalances(ctx.vault, index, ctx.now, live);
-  const liquidE18 = liquidFundsE18(ctx.vault, index, balances, ctx.now);
+): Promise<Answer<VaultDetailsLite> & { liveE18?: bigint }> {
+  const day = vaultDay(ctx, today(ctx));
+  const liveE18 = await liveLiquidE18(ctx, live);
   const tvlNow = tvlE18(ctx, today(ctx));
   const holders = agg.holders.get(ctx.vault.slug) ?? 0;
   const value = {
     ...staticFields(ctx.vault),
     tvl: fromE18(tvlNow),
-    tvl30DayChange: vaultDay(ctx, today(ctx))?.tvl30DayChange ?? 0,
+    tvl30DayChange: day?.tvl30DayChange ?? 0,
     volume24h: volume24h(ctx, agg),
     apy: latestNavApy(ctx),
     tokenPrice: ctx.current ? toUnits(ctx.current.rateRaw, ctx.current.rateDecimals) : 0,
     tokenPriceUpdatedAtEpoch: ctx.current?.updatedAt ?? 0,
-    liquidFunds: fromE18(liquidE18),
-    liquidFundsRange: tvlNow === 0n ? 0 : (ratio(liquidE18, tvlNow) as number) * 100,
+    liquidFunds: fromE18(liveE18 ?? day?.liquidE18 ?? 0n),
+    liquidFundsRange:
+      liveE18 === undefined
+        ? (day?.liquidRange ?? 0)
+        : tvlNow === 0n
+          ? 0
+          : (ratio(liveE18, tvlNow) as number) * 100,
     holders,
   } as VaultDetailsLite;
-  return { value, liquiditySource: source, liquidE18 };
+  return { value, liquiditySource: liveE18 === undefined ? 'snapshot' : 'live', liveE18 };
 }
 
 /** The VaultDetails of the context's vault: details-lite plus the open redemptions and the shortfall. */
@@ -127,7 +146,14 @@ export async function detailsOf(
 ): Promise<Answer<VaultDetails>> {
   const lite = await detailsLiteOf(ctx, agg, live);
   const pending = agg.pending?.get(ctx.vault.slug) ?? { sharesE18: 0n, valueE18: 0n };
-  const shortfall = pending.valueE18 > lite.liquidE18 ? pending.valueE18 - lite.liquidE18 : 0n;
+  // From the view, unless the liquid funds were read live (liveLiquidE18).
+  const liveE18 = lite.liveE18;
+  const shortfall =
+    liveE18 === undefined
+      ? (vaultDay(ctx, today(ctx))?.shortfallE18 ?? 0n)
+      : pending.valueE18 > liveE18
+        ? pending.valueE18 - liveE18
+        : 0n;
   const value = {
     ...lite.value,
     tokenPriceUpdatedAt: new Date(lite.value.tokenPriceUpdatedAtEpoch * 1000).toISOString(),

@@ -36,14 +36,13 @@ SELECT r.slug AS vault,
   if(n.day = toDate(0), NULL, n.sec30d) AS apy_sec30d,
   ifNull(c.price, 0) AS tokenPrice,
   toUInt32(c.updated_at) AS tokenPriceUpdatedAtEpoch,
+  -- liquidFunds, liquidFundsRange and shortfall: today's vault_liquidity_daily row (snapshots; not liveLiquidity)
   ifNull(l.liquid_funds_usd, 0) AS liquidFunds,
-  if(ifNull(t.tvl_usd_e18, toInt256(0)) = 0, 0,
-    toFloat64(toString(reinterpret(intDiv(l.liquid_funds_usd_e18 * toInt256('1000000000000000000'), t.tvl_usd_e18), 'Decimal256(18)'))) * 100)
-    AS liquidFundsRange,
+  ifNull(l.liquid_funds_range_pct, 0) AS liquidFundsRange,
   ifNull(h.holders, 0) AS holders,
   toFloat64(toString(reinterpret(ifNull(p.shares_e18, toInt256(0)), 'Decimal256(18)'))) AS pendingRedemptions,
   toFloat64(toString(reinterpret(ifNull(p.value_e18, toInt256(0)), 'Decimal256(18)'))) AS pendingRedemptionsValue,
-  toFloat64(toString(reinterpret(greatest(ifNull(p.value_e18, toInt256(0)) - ifNull(l.liquid_funds_usd_e18, toInt256(0)), toInt256(0)), 'Decimal256(18)'))) AS shortfall
+  ifNull(l.shortfall_usd, 0) AS shortfall
 FROM vaultstream.vault_registry AS r
 LEFT JOIN vaultstream.vault_tvl_daily AS t ON t.vault = r.slug AND t.day = today
 LEFT JOIN volume AS v ON v.vault = r.slug
@@ -51,7 +50,7 @@ LEFT JOIN settle AS st ON st.vault = r.slug
 LEFT JOIN vaultstream.vault_price_current AS c ON c.vault = r.slug
 -- details apy / VaultInfo sec30d: navApy of the latest settled day on the price chain
 LEFT JOIN vaultstream.nav_apy_daily AS n ON n.vault = r.slug AND n.chain_id = c.chain_id AND n.day = st.last_settled
-LEFT JOIN vaultstream.liquid_funds_daily AS l ON l.vault = r.slug AND l.day = today
+LEFT JOIN vaultstream.vault_liquidity_daily AS l ON l.vault = r.slug AND l.day = today
 LEFT JOIN vaultstream.vault_holders AS h ON h.vault = r.slug
 LEFT JOIN pending AS p ON p.vault = r.slug
 WHERE r.slug = {slug:String}

@@ -90,6 +90,45 @@ describe('views parity: vault endpoints = docs/queries over the views', () => {
     ])
       expect(Number(alpha[f]), f).not.toBe(0);
     expect(compared).toBe(3 * 33);
+    // liquidFundsRange and shortfall (vault_liquidity_daily): beta's open request exceeds its liquid funds.
+    const [beta] = await runDoc(vaultApi, 'api-vault-numbers', { slug: SLUG.beta, now: NOW });
+    for (const f of ['liquidFundsRange', 'shortfall'])
+      expect(Number(beta[f]), `beta ${f}`).toBeGreaterThan(0);
+    expect(Number(alpha.liquidFundsRange)).toBeGreaterThan(0);
+  });
+
+  it('vaults/holders: every top holder of every vault (balance, holderSince, totalHolders)', async () => {
+    const items = (await vaultApi.get('/v1/vaults/holders?status=all')).body.data;
+    let n = 0;
+    for (const slug of SLUGS) {
+      const rows = await runDoc(vaultApi, 'api-vault-holders', { slug });
+      const item = items.find((h: { vaultAddress: string }) => h.vaultAddress === vaultAddressOf(slug));
+      expect(item, slug).toBeDefined();
+      expect(item.holders.length, slug).toBe(rows.length);
+      same(item.totalHolders, rows[0]?.totalHolders ?? 0, `${slug} totalHolders`);
+      for (const [i, h] of item.holders.entries())
+        for (const f of ['chainId', 'balance', 'holderSince']) {
+          same(h[f], rows[i][f], `${slug} #${i} ${f}`);
+          expect(h.user, `${slug} #${i} user`).toBe(rows[i].user);
+          n++;
+        }
+    }
+    expect(n).toBeGreaterThan(8 * 3);
+  });
+
+  it('token-holders: every row, balance and USD value', async () => {
+    const rows = await runDoc(vaultApi, 'api-token-holders');
+    const { holders, count } = (await vaultApi.get('/v1/token-holders')).body.data;
+    expect(holders.length).toBe(rows.length);
+    expect(count).toBe(rows.length);
+    for (const [i, h] of holders.entries()) {
+      expect(h.address, `#${i} address`).toBe(rows[i].address);
+      expect(h.tokenAddress, `#${i} tokenAddress`).toBe(rows[i].tokenAddress);
+      same(h.balance, rows[i].balance, `#${i} balance`);
+      same(h.value, rows[i].value, `#${i} value`);
+    }
+    expect(rows.length).toBeGreaterThanOrEqual(8);
+    expect(rows.filter((r) => Number(r.value) > 0).length).toBeGreaterThanOrEqual(8);
   });
 
   it('performance-history: price, tvl, liquidFunds, apy and navApy of every day, and the assets', async () => {
