@@ -115,9 +115,21 @@ describe('embedded pipeline (chDB + in-process bus)', () => {
     expect(res.code).toBe(0);
     const rows = JSON.parse(res.stdout) as { vault: string; holders: string }[];
     expect(new Map(rows.map((r) => [r.vault, Number(r.holders)]))).toEqual(scenario.truth.holders);
+    const count = await runCli(
+      ['sql', 'SELECT count() AS n FROM vaultstream.dead_letters', '--format', 'csv'],
+      env,
+    );
+    const before = count.stdout.split('\n')[1];
     const write = await runCli(['sql', "INSERT INTO vaultstream.dead_letters (topic) VALUES ('x')"], env);
     expect(write.code).toBe(2);
-    expect(write.stderr).toMatch(/readonly/);
+    expect(write.stderr).toContain(
+      'vaultstream: READ_ONLY: only SELECT, SHOW, DESCRIBE, EXISTS and EXPLAIN are allowed here (read-only); this is a INSERT statement. `vaultstream sql` is read-only unless --write is given',
+    );
+    const after = await runCli(
+      ['sql', 'SELECT count() AS n FROM vaultstream.dead_letters', '--format', 'csv'],
+      env,
+    );
+    expect(after.stdout).toBe(`n\n${before}\n`);
     const csv = await runCli(['sql', 'SELECT 1 AS a, 2 AS b', '--format', 'csv'], env);
     expect(csv.stdout).toBe('a,b\n1,2\n');
   });
