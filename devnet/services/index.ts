@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonServer, startJsonServer } from './server.ts';
+import { type JsonRequest, type JsonServer, startJsonServer } from './server.ts';
 
 const SAMPLES = join(import.meta.dirname, 'samples');
 const load = (name: string) => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8'));
@@ -46,18 +46,20 @@ export interface DevnetServices {
   stop(): Promise<void>;
 }
 
-export async function startServices(): Promise<DevnetServices> {
-  const state: ServiceState = { iris: new Map(), rejected: new Set(), scan: new Map() };
-  const servers: JsonServer[] = [];
-  const iris = await startJsonServer((req) => {
+type Handler = (req: JsonRequest) => { status?: number; body: unknown };
+
+/** Iris v2: messages by source transaction; unknown transactions are 404 as the service answers. */
+export function irisHandler(messages: Map<string, IrisMessage>): Handler {
+  return (req) => {
     const m = req.path.match(/^\/v2\/messages\/(\d+)$/);
-    const msg = state.iris.get(req.query.get('transactionHash') ?? '');
+    const msg = messages.get(req.query.get('transactionHash') ?? '');
     if (!m || !msg || Number(m[1]) !== msg.sourceDomain) return { status: 404, body: IRIS_404 };
     const out = structuredClone(IRIS_COMPLETE);
     const pending = msg.status !== 'complete';
     Object.assign(out, {
       status: msg.status,
       eventNonce: msg.nonce,
+      // The OpenAPI schema: "PENDING" / "0x" while the attestation is not available.
       attestation: pending ? 'PENDING' : out.attestation,
       message: pending ? '0x' : out.message,
     });
@@ -67,21 +69,27 @@ export async function startServices(): Promise<DevnetServices> {
       destinationDomain: String(msg.destinationDomain),
     });
     return { body: { messages: [out] } };
-  });
-  servers.push(iris);
+  };
+}
+
+/** Predicate v1: compliant unless the `from` is in `rejected`; task ids `${taskPrefix}N`, numbered per request. */
+export function predicateHandler(rejected: Set<string>, taskPrefix: string): Handler {
   let tasks = 0;
-  const predicate = await startJsonServer((req) => {
+  return (req) => {
     if (req.method !== 'POST' || req.path !== '/v1/task')
       return { status: 404, body: { error: 'not found' } };
     const from = String((req.body as { from?: string })?.from ?? '');
-    const out = structuredClone(state.rejected.has(from) ? TASK_REJECTED : TASK_OK);
-    out.task_id = `devnet-task-${++tasks}`;
+    const out = structuredClone(rejected.has(from) ? TASK_REJECTED : TASK_OK);
+    out.task_id = `${taskPrefix}${++tasks}`;
     return { body: out };
-  });
-  servers.push(predicate);
-  const scan = await startJsonServer((req) => {
+  };
+}
+
+/** LayerZero scan: messages by guid; an unseen guid is an empty list, as for recent messages. */
+export function scanHandler(messages: Map<string, ScanState>): Handler {
+  return (req) => {
     const guid = req.path.match(/^\/v1\/messages\/guid\/(0x[0-9a-f]{64})$/)?.[1];
-    const s = guid && state.scan.get(guid);
+    const s = guid && messages.get(guid);
     if (!guid || !s) return { body: { data: [] } };
     const out = structuredClone(SCAN_MESSAGE);
     out.guid = guid;
@@ -92,7 +100,17 @@ export async function startServices(): Promise<DevnetServices> {
     out.destination.tx = s.dstTxHash ? { ...out.destination.tx, txHash: s.dstTxHash } : undefined;
     if (!s.dstTxHash) out.destination.status = 'WAITING';
     return { body: { data: [out] } };
-  });
+  };
+}
+
+export async function startServices(): Promise<DevnetServices> {
+  const state: ServiceState = { iris: new Map(), rejected: new Set(), scan: new Map() };
+  const servers: JsonServer[] = [];
+  const iris = await startJsonServer(irisHandler(state.iris));
+  servers.push(iris);
+  const predicate = await startJsonServer(predicateHandler(state.rejected, 'devnet-task-'));
+  servers.push(predicate);
+  const scan = await startJsonServer(scanHandler(state.scan));
   servers.push(scan);
   return {
     state,

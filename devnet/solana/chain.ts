@@ -44,6 +44,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { LiteSVM } from 'litesvm';
+import { uiAmount } from './wire.ts';
 
 export const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
@@ -436,18 +437,6 @@ export class SolanaChain {
         return raw;
     }
   }
-}
-
-/** The RPC's `uiTokenAmount` of a raw amount. */
-export function uiAmount(amount: bigint, decimals: number) {
-  const s = amount.toString().padStart(decimals + 1, '0');
-  const ui = decimals ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, '') : s;
-  return {
-    amount: amount.toString(),
-    decimals,
-    uiAmount: amount === 0n ? null : Number(ui),
-    uiAmountString: ui,
-  };
 }
 
 /** The 32 bytes of a base58 address as 0x hex (an OFT `bytes32` recipient). */

@@ -6,58 +6,37 @@
  * the share between Solana holders. Booked independently of the SVM, in the ground
  * truth's `solana` section.
  */
-import { createHash } from 'node:crypto';
 import type { KeyPairSigner } from '@solana/kit';
-import { encodeAbiParameters, type Hex, toFunctionSelector } from 'viem';
+import { encodeAbiParameters, type Hex } from 'viem';
+import { MINT_STEPS } from '../../schemas/records.ts';
 import { type DevnetServices, startServices } from '../services/index.ts';
 import { Rng } from '../sim/rng.ts';
 import type { MintFlowTruth, SolanaTruthJson } from '../sim/truth.ts';
+import { burnInstructionData, CCTP_PROGRAM, DESTINATION_DOMAIN } from './burn.ts';
 import { addressHex, devnetAddress, devnetKeyPair, SolanaChain } from './chain.ts';
 import { startSolanaRpc } from './rpc.ts';
 
 /** Mainnet addresses the tracker's defaults use (contracts-and-flows.md section 9). */
-export const CCTP_PROGRAM = 'CCTPV2vPZJS2u2BBsUoscuikbYjnpFmbFsvVuJdgUMQe';
+export { CCTP_PROGRAM };
 export const SOLANA_OFT_PROGRAM = 'ChEfPd3RzLeYiRwp1K9evimmaFSd6DV1S4Mv5q5Aj1th';
 /** CCTP domains: Solana (source) and the primary chain (destination). */
 export const SOURCE_DOMAIN = 5;
-export const DESTINATION_DOMAIN = 22;
-const WALLETS = 6;
-const DEPOSIT_AND_SEND = toFunctionSelector('depositAndSend(bytes32,uint256,uint32,bytes32)');
+export { DESTINATION_DOMAIN };
 
-/** CCTP V2 `deposit_for_burn_with_hook` instruction data (Anchor discriminator + Borsh params). */
-export function burnInstructionData(p: {
-  amount: bigint;
-  mintRecipient: Hex;
-  composer: Hex;
-  hookArgs: Hex;
-}): Uint8Array {
-  const disc = createHash('sha256').update('global:deposit_for_burn_with_hook').digest().subarray(0, 8);
-  const u64 = (v: bigint) => {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(v);
-    return b;
-  };
-  const u32 = (v: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(v);
-    return b;
-  };
-  const hook = Buffer.concat([
-    Buffer.from(p.composer.slice(2), 'hex'),
-    Buffer.from(DEPOSIT_AND_SEND.slice(2), 'hex'),
-    Buffer.from(p.hookArgs.slice(2), 'hex'),
-  ]);
-  return Buffer.concat([
-    disc,
-    u64(p.amount),
-    u32(DESTINATION_DOMAIN),
-    Buffer.from(p.mintRecipient.slice(2).padStart(64, '0'), 'hex'),
-    Buffer.alloc(32), // destinationCaller: anyone
-    u64(0n), // maxFee
-    u32(2000), // minFinalityThreshold: standard
-    u32(hook.length),
-    hook,
-  ]);
+const WALLETS = 6;
+type MintStep = (typeof MINT_STEPS)[number];
+
+/**
+ * A settled flow's final step statuses, in MINT_STEPS order: every step up to the Solana mint
+ * completed; a refunded flow's relay failed, the steps after it skipped and its reclaim completed.
+ */
+function flowSteps(refunded: boolean): MintFlowTruth['steps'] {
+  const relay = MINT_STEPS.indexOf('relay');
+  const status = (step: MintStep, i: number) =>
+    !refunded || i < relay || step === 'reclaim' ? 'completed' : i === relay ? 'failed' : 'skipped';
+  return Object.fromEntries(
+    MINT_STEPS.flatMap((step, i) => (step === 'reclaim' && !refunded ? [] : [[step, status(step, i)]])),
+  );
 }
 
 export interface SolanaBurn {
@@ -152,26 +131,7 @@ export class SolanaSim {
       nonce: r.nonce,
       relayTx: r.relayTx,
       refunded: r.refunded,
-      steps: r.refunded
-        ? {
-            solana: 'completed',
-            cctpAttestation: 'completed',
-            predicate: 'completed',
-            relay: 'failed',
-            composer: 'skipped',
-            oft: 'skipped',
-            solanaMint: 'skipped',
-            reclaim: 'completed',
-          }
-        : {
-            solana: 'completed',
-            cctpAttestation: 'completed',
-            predicate: 'completed',
-            relay: 'completed',
-            composer: 'completed',
-            oft: 'completed',
-            solanaMint: 'completed',
-          },
+      steps: flowSteps(r.refunded),
     };
     if (!r.refunded && r.guid && r.shares !== undefined) {
       this.chain.travelTo(r.at);
