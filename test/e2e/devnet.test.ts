@@ -111,6 +111,13 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     }
   });
 
+  it('every event the ingester reads is stored: /status lists nothing unpublished on any chain', async () => {
+    const s = await get('/status');
+    const evm = s.ingest.evm as Json[];
+    expect(evm.map((c) => c.chainId).sort()).toEqual([...svc.rpc.keys()].sort());
+    for (const c of evm) expect(c.unpublished, `chain ${c.chainId}`).toEqual({});
+  });
+
   it('top holders per chain and their balances (/v1/vaults/holders)', async () => {
     const { data } = await get('/v1/vaults/holders?status=all');
     for (const v of vaults) {
