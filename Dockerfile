@@ -1,6 +1,7 @@
 # vaultstream: one image for every role; the command picks the role.
 #   docker build -t vaultstream .
-#   docker run --rm vaultstream            # `start`: every role in one process (embedded chDB, in-process bus)
+#   docker run --rm vaultstream            # `start`: every role in one process (embedded chDB, in-process bus);
+#                                          # no devnet in the image: give the chains' RPC URLs (see README)
 #   docker run --rm vaultstream streams    # one role; see docker-compose.yml for the env each role needs
 # The image runs the compiled CLI (dist/, scripts/build.mjs: esbuild, npm packages external) built in
 # the `build` stage; VAULTSTREAM_RUNTIME=compiled makes bin/vaultstream.mjs refuse to fall back to tsx.
@@ -15,21 +16,18 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: nothing here needs an install script (chdb's is a no-op, its library ships in
 # the @chdb/lib-* platform package; esbuild's only checks the @esbuild/* platform package npm
 # already installed), and it keeps the build the same under npm 10 (this image) and npm 11.
-# The fallback: npm ci refuses a lockfile that lacks an optional platform package of a dependency
-# (other platforms' @biomejs/cli-*, @chdb/lib-*), which a lock written against a registry that does
-# not serve them does; npm install takes the locked versions and adds what this platform needs.
-RUN (npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-      || { echo "npm ci refused package-lock.json; installing the locked versions with npm install"; \
-           npm install --omit=dev --ignore-scripts --no-audit --no-fund; }) \
+# The devnet's tools are not production dependencies: solc is a dev dependency (omitted here) and
+# anvil's platform package an optional one (npm skips it off linux-x64); the image has no devnet
+# (devnet.enabled is off below), so anvil is removed rather than shipped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+    && rm -rf node_modules/@foundry-rs \
     && npm cache clean --force
 
 # ---- build: the compiled CLI (needs the dev dependencies: esbuild) ---------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund \
-      || { echo "npm ci refused package-lock.json; installing the locked versions with npm install"; \
-           npm install --ignore-scripts --no-audit --no-fund; }
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN node scripts/build.mjs
 
@@ -40,7 +38,8 @@ ENV NODE_ENV=production \
     API_HOST=0.0.0.0 \
     API_PORT=3000 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
-    VAULTSTREAM_RUNTIME=compiled
+    VAULTSTREAM_RUNTIME=compiled \
+    VAULTSTREAM__devnet__enabled=false
 WORKDIR /app
 
 # Non-root: the image's `node` user (uid 1000). Source and dependencies stay root-owned and

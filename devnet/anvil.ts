@@ -1,5 +1,5 @@
 /**
- * Starts anvil nodes (the npm platform binary, DESIGN section 9) on 127.0.0.1.
+ * Starts anvil nodes (the npm platform binary, DESIGN section 9, or `ANVIL_PATH`) on 127.0.0.1.
  * anvil cannot listen on port 0, so a free port is found by binding a server to
  * port 0 first; the tiny window before anvil binds it is retried on failure.
  *
@@ -11,21 +11,52 @@
  * stops its nodes itself, in order (`stop()` closes the pipe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import { VaultstreamError } from '../core/errors.ts';
 
+/** foundry's npm platform package for this OS and CPU (`@foundry-rs/anvil-<os>-<arch>`). */
+export const ANVIL_PACKAGE = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+
+/**
+ * The platform package's anvil binary. `@foundry-rs/anvil-linux-amd64` is an optional dependency:
+ * `npm ci` installs it on linux-x64 and skips it elsewhere (`--omit=optional` drops it too).
+ */
 export const ANVIL_BIN = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
   'node_modules',
-  '@foundry-rs',
-  'anvil-linux-amd64',
+  ANVIL_PACKAGE,
   'bin',
   'anvil',
 );
+
+/**
+ * The anvil binary the devnet runs: `ANVIL_PATH` when set (e.g. foundryup's), else ANVIL_BIN;
+ * a FILE_NOT_FOUND error saying how to get one when it is not there.
+ */
+export function anvilBin(env: NodeJS.ProcessEnv = process.env, packageBin: string = ANVIL_BIN): string {
+  const bin = env.ANVIL_PATH || packageBin;
+  if (existsSync(bin)) return bin;
+  if (env.ANVIL_PATH)
+    throw new VaultstreamError('FILE_NOT_FOUND', `anvil not found at ANVIL_PATH=${bin}`, {
+      hint: 'set ANVIL_PATH to an anvil binary (foundryup installs ~/.foundry/bin/anvil), or unset it to use the npm package',
+    });
+  throw new VaultstreamError(
+    'FILE_NOT_FOUND',
+    `anvil not found: the devnet needs the npm package ${ANVIL_PACKAGE}`,
+    {
+      details: { path: bin },
+      hint:
+        `install it with \`npm install --no-save ${ANVIL_PACKAGE}\` (npm ci installs it on linux-x64 unless ` +
+        'optional dependencies are omitted), or set ANVIL_PATH to an anvil binary; or turn the devnet off ' +
+        '(devnet.enabled: false, or VAULTSTREAM__devnet__enabled=false)',
+    },
+  );
+}
 
 /** anvil's default mnemonic: its first 10 accounts hold 10000 ETH each on every node. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -103,11 +134,11 @@ export function freePort(): Promise<number> {
  * after the bind, so a port someone else holds is an exit, never a false start);
  * rejects with its output if it exits first. Later output is drained unread.
  */
-function spawnAnvil(opts: AnvilOptions, port: number): Promise<ChildProcess> {
+function spawnAnvil(opts: AnvilOptions, port: number, bin: string): Promise<ChildProcess> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
-  const child = spawn('/bin/sh', ['-c', WRAPPER, ANVIL_BIN, ...args], {
+  const child = spawn('/bin/sh', ['-c', WRAPPER, bin, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -146,13 +177,14 @@ function spawnAnvil(opts: AnvilOptions, port: number): Promise<ChildProcess> {
  * on `stop()` or when this process exits.
  */
 export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
+  const bin = anvilBin();
   installExitHook();
   let lastError: unknown;
   // Another process may grab the probed port before anvil binds it: retry with a new one.
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = opts.port ?? (await freePort());
     try {
-      const child = await spawnAnvil(opts, port);
+      const child = await spawnAnvil(opts, port, bin);
       running.add(child);
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       // Resolved spawns have no exit listener left; this one keeps `running` accurate.

@@ -45,8 +45,35 @@ function readSources(dir: string): Record<string, { content: string }> {
   return Object.fromEntries(files.map((f) => [f, { content: readFileSync(join(dir, f), 'utf8') }]));
 }
 
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * `require(id)` of the `solc` package (a dev dependency: production installs, `npm ci --omit=dev`
+ * and the Docker image, have none), or a FILE_NOT_FOUND error saying how to get it.
+ */
+export function requireSolc<T>(
+  id: 'solc' | 'solc/package.json',
+  req: (id: string) => unknown = requireHere,
+): T {
+  try {
+    return req(id) as T;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
+    throw new VaultstreamError(
+      'FILE_NOT_FOUND',
+      'solc not found: the devnet compiles its contracts with the npm package solc',
+      {
+        cause: err,
+        hint:
+          'install the dev dependencies (`npm ci`, not `npm ci --omit=dev`) or `npm install --no-save solc`; ' +
+          'or turn the devnet off (devnet.enabled: false, or VAULTSTREAM__devnet__enabled=false)',
+      },
+    );
+  }
+}
+
 function runSolc(sources: Record<string, { content: string }>): CompiledContracts {
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  const solc = requireSolc<{ compile(input: string): string }>('solc');
   const out = JSON.parse(
     solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS })),
   ) as SolcOutput;
@@ -76,7 +103,7 @@ function runSolc(sources: Record<string, { content: string }>): CompiledContract
  */
 export function compileContracts(opts: { dir?: string; cacheDir?: string } = {}): CompiledContracts {
   const sources = readSources(opts.dir ?? CONTRACTS_DIR);
-  const solcVersion = (createRequire(import.meta.url)('solc/package.json') as { version: string }).version;
+  const { version: solcVersion } = requireSolc<{ version: string }>('solc/package.json');
   const key = createHash('sha256').update(JSON.stringify({ solcVersion, SETTINGS, sources })).digest('hex');
   const cacheDir = opts.cacheDir ?? join(tmpdir(), 'vaultstream-solc');
   const file = join(cacheDir, `${key}.json`);
