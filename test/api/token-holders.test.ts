@@ -109,7 +109,10 @@ describe('one snapshot per data version', () => {
       expect(res.headers.get('x-data-version')).toBe('1');
       expect(res.headers.get('x-snapshot-stale')).toBeNull();
       expect(res.headers.get('x-data-watermark')).toMatch(/^\d{4}-\d\d-\d\dT/);
-      expect(Number(res.headers.get('x-snapshot-age'))).toBeGreaterThanOrEqual(0);
+      // Whole seconds since the snapshot was built: present, an integer, and no older than this process.
+      const age = res.headers.get('x-snapshot-age');
+      expect(age).toMatch(/^\d+$/);
+      expect(Number(age)).toBeLessThanOrEqual(Math.ceil((Date.now() - performance.timeOrigin) / 1000));
     }
   });
 });
