@@ -3,6 +3,8 @@
 #   docker run --rm vaultstream            # `start`: every role in one process (embedded chDB, in-process bus);
 #                                          # no devnet in the image: give the chains' RPC URLs (see README)
 #   docker run --rm vaultstream streams    # one role; see docker-compose.yml for the env each role needs
+#   docker build --target devnet -t vaultstream:devnet .   # the same plus the devnet's anvil and solc
+#                                          # (docker-compose.yml's ingest role runs the devnet with it)
 # The image runs the compiled CLI (dist/, scripts/build.mjs: esbuild, npm packages external) built in
 # the `build` stage; VAULTSTREAM_RUNTIME=compiled makes bin/vaultstream.mjs refuse to fall back to tsx.
 # tsx stays a runtime dependency: the batch encoder's worker threads (streams/encode-worker.mjs) use it.
@@ -54,3 +56,14 @@ USER node
 EXPOSE 3000
 ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/vaultstream.mjs"]
 CMD ["start"]
+
+# ---- devnet: the runtime plus the devnet's tools (anvil, solc), for local stacks and demos -------
+# Not the default image: production roles never need them. docker-compose.yml's `ingest` builds
+# this target so the stack has chains to follow without outside RPC URLs.
+FROM runtime AS devnet
+# The build stage's node_modules: every dependency incl. the dev and optional ones (solc, anvil).
+COPY --from=build /app/node_modules ./node_modules
+ENV VAULTSTREAM__devnet__enabled=true
+
+# ---- the default target (`docker build .` builds the last stage): the production runtime -----
+FROM runtime AS production

@@ -82,7 +82,7 @@ ensure_node_modules() {
     echo "node_modules up to date"
     return 0
   fi
-  # package-lock.json lists other platforms' optional binaries (scripts/complete-lock.mjs),
+  # package-lock.json lists other platforms' optional binaries (kept by npm install/uninstall),
   # so npm ci accepts it here and skips them.
   npm ci --no-audit --no-fund 2>&1 | grep -v 'Unknown user config' | tail -n 5
 }
