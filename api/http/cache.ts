@@ -50,6 +50,8 @@ export interface ResponseCacheOptions {
   clock?: () => number;
   /** Called on every lookup, e.g. to count hits and misses per route. */
   onLookup?: (route: string, result: LookupResult) => void;
+  /** Called when an entry leaves the cache (evicted, expired, cleared). */
+  onRemove?: (entry: CacheEntry) => void;
 }
 
 function watermarkString(w: LoadResult['watermark']): string | undefined {
@@ -94,8 +96,8 @@ export class ResponseCache {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private readonly keys = new WeakMap<CacheEntry, string>();
-  private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup'>> &
-    Pick<ResponseCacheOptions, 'onLookup'>;
+  private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onRemove'>> &
+    Pick<ResponseCacheOptions, 'onLookup' | 'onRemove'>;
   private storedBytes = 0;
 
   constructor(opts: ResponseCacheOptions) {
@@ -127,21 +129,21 @@ export class ResponseCache {
     key: string,
     load: () => Promise<LoadResult>,
     admit?: () => () => void,
-  ): Promise<{ entry: CacheEntry; result: LookupResult }> {
-    const full = `${this.opts.version()}\u0000${key}`;
+  ): Promise<{ entry: CacheEntry; result: LookupResult; full: string }> {
+    const full = this.fullKey(key);
     const now = this.opts.clock();
     const found = this.entries.get(full);
     if (found && found.expiresAt > now) {
       this.entries.delete(full); // re-insert: Map order is the LRU order
       this.entries.set(full, found);
       this.opts.onLookup?.(route, 'hit');
-      return { entry: found, result: 'hit' };
+      return { entry: found, result: 'hit', full };
     }
     if (found) this.remove(full);
     const running = this.inflight.get(full);
     if (running) {
       this.opts.onLookup?.(route, 'coalesced');
-      return { entry: await running, result: 'coalesced' };
+      return { entry: await running, result: 'coalesced', full };
     }
     const release = admit?.();
     this.opts.onLookup?.(route, 'miss');
@@ -152,7 +154,29 @@ export class ResponseCache {
         release?.();
       });
     this.inflight.set(full, loading);
-    return { entry: await loading, result: 'miss' };
+    return { entry: await loading, result: 'miss', full };
+  }
+
+  /** The stored key of `key` under the current data version. */
+  fullKey(key: string): string {
+    return `${this.opts.version()}\u0000${key}`;
+  }
+
+  /** True when `entry` is stored under `full` and fresh at `now`. */
+  holds(full: string, entry: CacheEntry, now: number): boolean {
+    return entry.expiresAt > now && this.entries.get(full) === entry;
+  }
+
+  /**
+   * A hit on `entry` known to be stored under `full` (the fast path): true, counted and
+   * moved to the LRU end when it is still there and fresh at `now`; false otherwise.
+   */
+  touch(full: string, entry: CacheEntry, route: string, now: number): boolean {
+    if (!this.holds(full, entry, now)) return false;
+    this.entries.delete(full);
+    this.entries.set(full, entry);
+    this.opts.onLookup?.(route, 'hit');
+    return true;
   }
 
   /** The body of `entry` compressed with `encoding`, computed once per entry. */
@@ -176,7 +200,9 @@ export class ResponseCache {
 
   /** Drops every entry. */
   clear(): void {
+    const gone = [...this.entries.values()];
     this.entries.clear();
+    for (const e of gone) this.opts.onRemove?.(e);
     this.storedBytes = 0;
   }
 
@@ -202,6 +228,7 @@ export class ResponseCache {
     if (!e) return;
     this.entries.delete(key);
     this.storedBytes -= e.bytes;
+    this.opts.onRemove?.(e);
   }
 
   private evict(): void {
@@ -221,6 +248,16 @@ export interface RespondOptions {
   key?: string;
   /** Called before a new load starts (a miss that no running load covers): throws to refuse it, else returns its release. */
   admit?: () => () => void;
+  /** Called with what was sent (200 only), so the answer can be replayed for the same request (kit's fast path). */
+  served?: (ctx: Context, answer: ServedAnswer) => void;
+}
+
+/** A 200 answered from the cache: the entry, its stored key, the route and the bytes sent. */
+export interface ServedAnswer {
+  entry: CacheEntry;
+  full: string;
+  route: string;
+  body: Buffer;
 }
 
 /** True when `If-None-Match` lists `etag` (weak comparison, any encoding variant) or `*`. */
@@ -304,7 +341,8 @@ export async function respondCached(
   const parsed = ctx.state?.[QUERY_KEY];
   const query = typeof parsed === 'string' ? `=${parsed}` : normalizeQuery(ctx.querystring);
   const key = opts.key ?? `${method} ${ctx.path}?${query}`;
-  const { entry } = await cache.get(routeOf(ctx), key, load, opts.admit);
+  const route = routeOf(ctx);
+  const { entry, full } = await cache.get(route, key, load, opts.admit);
   const encoding =
     entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
   ctx.set(
@@ -319,10 +357,13 @@ export async function respondCached(
     return;
   }
   ctx.type = entry.contentType;
+  let body: Buffer;
   if (encoding) {
-    ctx.body = await cache.encode(entry, encoding);
+    body = await cache.encode(entry, encoding);
+    ctx.body = body;
     ctx.set('Content-Encoding', encoding);
-  } else ctx.body = entry.body;
+  } else ctx.body = body = entry.body;
+  opts.served?.(ctx, { entry, full, route, body });
 }
 
 /**

@@ -19,9 +19,10 @@ import {
 } from './cache.ts';
 import { serveDocs, serveOpenApi } from './docs.ts';
 import { ApiError, errorHandler } from './errors.ts';
+import { createFastPath, type FastPath } from './fast.ts';
 import { recordCacheLookup, requestMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { clientKey, rateLimit } from './ratelimit.ts';
+import { clientKey, createRateLimiter } from './ratelimit.ts';
 
 export interface HttpKitOptions {
   /** The `api` section of the configuration. */
@@ -42,35 +43,62 @@ export interface HttpKit {
   respond(ctx: Context, load: () => Promise<LoadResult>, opts?: Pick<RespondOptions, 'key'>): Promise<void>;
   /** Adds `GET /v1/openapi.json` and `GET /docs` to `router` (mounted at the root). */
   mountDocs(router: Router): void;
+  /**
+   * Cached answers replayed before Koa (api/http/fast.ts): `fast.install(app)` once the app is
+   * built, and `fast.clock` as the handlers' clock (a handler reading another clock before
+   * choosing its key must not be installed). Without `install` every request goes through Koa.
+   */
+  fast: FastPath;
 }
 
 /** Builds the pipeline from the `api` configuration. */
 export function createHttpKit(opts: HttpKitOptions): HttpKit {
   const { cache: c, rateLimit: rl } = opts.api;
-  const cache = new ResponseCache({
+  const clock = opts.clock ?? Date.now;
+  const limiter = createRateLimiter({
+    ...rl,
+    clock,
+    skip: opts.skipRateLimit ?? ((ctx) => !ctx.path.startsWith('/v1/')),
+  });
+  const fast = createFastPath({
+    cache: () => cache,
+    version: opts.version,
+    clock,
+    limiter,
+    enabled: c.enabled && c.maxBytes > 0,
+  });
+  const cache: ResponseCache = new ResponseCache({
     version: opts.version,
     maxBytes: c.enabled ? c.maxBytes : 0,
     ttlMs: c.ttlSeconds * 1000,
     clock: opts.clock,
     onLookup: recordCacheLookup,
+    onRemove: (entry) => fast.forget(entry),
   });
   const respondOpts = {
     maxAgeSeconds: c.maxAgeSeconds,
     staleWhileRevalidateSeconds: c.staleWhileRevalidateSeconds,
     compressMinBytes: c.compressMinBytes,
+    served: fast.served,
   };
   // The error handler runs outside compression, so a negotiation failure there is JSON too.
+  // First: the fast path records an answer once every middleware has set its headers.
   const middleware: Middleware[] = [
+    async (ctx, next) => {
+      await next();
+      fast.record(ctx);
+    },
     requestMetrics(),
     errorHandler({ log: opts.log }),
     acceptableEncoding(),
     compression(c.compressMinBytes),
-    rateLimit({
-      ...rl,
-      clock: opts.clock,
-      skip: opts.skipRateLimit ?? ((ctx) => !ctx.path.startsWith('/v1/')),
-    }),
+    limiter.middleware,
     bodyParser({ enableTypes: ['json'], jsonLimit: opts.api.bodyLimitBytes, jsonStrict: true }) as Middleware,
+    // Last: the router runs the handler synchronously from here, so the fast path sees its clock reads.
+    (ctx, next) => {
+      fast.begin(ctx);
+      return next();
+    },
   ];
   let doc: Record<string, unknown> | undefined;
   // Uncached work per client: at most `maxUncachedPerClient` loads a client started run at once.
@@ -94,6 +122,7 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
   return {
     cache,
     middleware,
+    fast,
     respond: (ctx, load, o) => respondCached(ctx, cache, load, { ...respondOpts, admit: admit(ctx), ...o }),
     mountDocs(router) {
       doc ??= buildOpenApiDocument();

@@ -5,6 +5,7 @@
  * empty bucket is a 429 `RATE_LIMITED` with `Retry-After`. Loopback clients are not
  * limited unless `limitLoopback` (local tools, health checks, the devnet).
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from './errors.ts';
 
@@ -83,23 +84,58 @@ export class TokenBuckets {
 
 /** The client key of a request: the first value of `header` when set and present, else the peer IP. */
 export function clientKey(ctx: Context, header?: string): string {
-  const fromHeader = header ? ctx.get(header).split(',')[0].trim() : '';
-  return (fromHeader || ctx.ip || 'unknown').slice(0, 256);
+  return clientKeyOf(header ? ctx.get(header) : '', ctx.ip);
+}
+
+/** `clientKey` from the raw header value and the peer IP. */
+function clientKeyOf(headerValue: string | string[] | undefined, ip: string | undefined): string {
+  const first = Array.isArray(headerValue) ? headerValue[0] : headerValue;
+  const fromHeader = first ? first.split(',')[0].trim() : '';
+  return (fromHeader || ip || 'unknown').slice(0, 256);
+}
+
+/** Set on `ctx.state` when `skip` exempted the request. */
+export const RATE_LIMIT_SKIPPED = 'vaultstreamRateLimitSkipped';
+/** A token already taken for the request (by the fast path, which then let Koa answer the refusal). */
+const TAKEN = Symbol('rateLimitTaken');
+type TakenRequest = IncomingMessage & { [TAKEN]?: TakeResult };
+
+export interface RateLimiter {
+  middleware: Middleware;
+  /**
+   * The limit for a request answered outside Koa (the kit's fast path; not `skip`ped, no
+   * proxy): the `RateLimit-*` headers as a flat name/value list (empty when the client is not
+   * limited), or false when refused; then Koa must answer it, and its middleware reuses the
+   * token taken here instead of taking another.
+   */
+  take(req: IncomingMessage): string[] | false;
 }
 
 /** The rate-limit middleware (a pass-through when `enabled` is false). */
 export function rateLimit(opts: RateLimitOptions): Middleware {
-  if (opts.enabled === false) return (_ctx, next) => next();
+  return createRateLimiter(opts).middleware;
+}
+
+/** The rate limiter: its middleware, and the same buckets for the fast path. */
+export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
+  if (opts.enabled === false) return { middleware: (_ctx, next) => next(), take: () => [] };
   const buckets = new TokenBuckets(opts.rps, opts.burst, opts.maxClients);
   const clock = opts.clock ?? Date.now;
   const policy = `${opts.burst};w=${Math.max(1, Math.ceil(opts.burst / opts.rps))}`;
-  return async (ctx, next) => {
-    if (opts.skip?.(ctx)) return next();
+  const limit = String(opts.burst);
+  const header = opts.header?.toLowerCase();
+  const middleware: Middleware = async (ctx, next) => {
+    if (opts.skip?.(ctx)) {
+      ctx.state[RATE_LIMIT_SKIPPED] = true;
+      return next();
+    }
     const client = clientKey(ctx, opts.header);
     if (!opts.limitLoopback && isLoopback(client)) return next();
-    const r = buckets.take(client, clock());
+    const req = ctx.req as TakenRequest;
+    const r = req[TAKEN] ?? buckets.take(client, clock());
+    req[TAKEN] = undefined;
     ctx.set('RateLimit-Policy', policy);
-    ctx.set('RateLimit-Limit', String(opts.burst));
+    ctx.set('RateLimit-Limit', limit);
     ctx.set('RateLimit-Remaining', String(r.remaining));
     ctx.set('RateLimit-Reset', String(r.resetSeconds));
     if (!r.allowed)
@@ -107,5 +143,27 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
         headers: { 'Retry-After': String(r.retryAfterSeconds) },
       });
     await next();
+  };
+  return {
+    middleware,
+    take(req) {
+      const client = clientKeyOf(header ? req.headers[header] : undefined, req.socket.remoteAddress);
+      if (!opts.limitLoopback && isLoopback(client)) return [];
+      const r = buckets.take(client, clock());
+      if (!r.allowed) {
+        (req as TakenRequest)[TAKEN] = r;
+        return false;
+      }
+      return [
+        'RateLimit-Policy',
+        policy,
+        'RateLimit-Limit',
+        limit,
+        'RateLimit-Remaining',
+        String(r.remaining),
+        'RateLimit-Reset',
+        String(r.resetSeconds),
+      ];
+    },
   };
 }

@@ -29,7 +29,9 @@ export interface TestApp {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the app; `api` is the raw `api` config section (defaults fill the rest). */
-export async function startTestApp(opts: { api?: Record<string, unknown>; clock?: () => number } = {}) {
+export async function startTestApp(
+  opts: { api?: Record<string, unknown>; clock?: () => number; fast?: boolean } = {},
+) {
   const cfg = parseConfig({ api: opts.api ?? {} });
   let version = 1;
   const kit = createHttpKit({ api: cfg.api, version: () => version, clock: opts.clock });
@@ -83,6 +85,8 @@ export async function startTestApp(opts: { api?: Record<string, unknown>; clock?
 
   for (const m of kit.middleware) app.use(m);
   app.use(router.routes()).use(router.allowedMethods());
+  // As the server does: repeated cached answers skip Koa (api/http/fast.ts); `fast: false` keeps them in it.
+  if (opts.fast !== false) kit.fast.install(app);
 
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
