@@ -1,7 +1,6 @@
 /**
  * Chain reads of the EVM ingester over `EvmRpc`: the head, block headers in batches,
- * logs of a block range (shrinking the range when the provider refuses it, growing
- * it back after a run of successes), and contract reads through Multicall3's
+ * logs of a block range (the range adapted to every answer: `RangeSizer`), and contract reads through Multicall3's
  * `aggregate3` with a fallback to a batch of `eth_call`s where no Multicall3 is
  * deployed.
  */
@@ -24,27 +23,43 @@ export interface ReadCall {
 }
 
 const hex = (n: number) => numberToHex(n);
-/** Successes in a row after which a shrunk log range is doubled again. */
-const GROW_AFTER = 8;
+/** Logs one eth_getLogs answer should hold at most: bounds the memory of a range in flight. */
+export const TARGET_LOGS = 10_000;
+/** The first range asked for (at most `maxBlockRange`): a dense chain is not read 2,000 blocks at once. */
+export const FIRST_RANGE = 100;
+/** An answer quicker than this (with few logs) lets the range double. */
+const FAST_MS = 2_000;
 
-/** The eth_getLogs block range in force: halved on refusals, grown back slowly. */
+/**
+ * The eth_getLogs block range in force, adapted to every answer: it starts at
+ * `FIRST_RANGE` blocks (at most `max`), doubles while answers are small (at most half of
+ * `targetLogs` logs) and fast, shrinks in proportion when an answer holds more than
+ * `targetLogs` logs, and halves when the provider refuses a range, which it then never
+ * asks for again (until a restart). Never above `max` (`maxBlockRange`).
+ */
 export class RangeSizer {
   size: number;
-  private streak = 0;
-  constructor(readonly max: number) {
-    this.size = max;
+  /** The largest range not refused so far. */
+  private ceiling: number;
+  constructor(
+    readonly max: number,
+    private readonly targetLogs = TARGET_LOGS,
+  ) {
+    this.size = Math.min(max, FIRST_RANGE);
+    this.ceiling = max;
   }
   /** Halves the refused range; false when it was one block (the refusal is then a real error). */
   shrink(refused: number): boolean {
-    this.streak = 0;
     if (refused <= 1) return false;
+    this.ceiling = Math.min(this.ceiling, refused - 1);
     this.size = Math.max(1, Math.floor(Math.min(this.size, refused) / 2));
     return true;
   }
-  succeeded(): void {
-    if (this.size >= this.max || ++this.streak < GROW_AFTER) return;
-    this.size = Math.min(this.max, this.size * 2);
-    this.streak = 0;
+  /** An answer of `logs` logs for `span` blocks, in `ms`. */
+  succeeded(span: number, logs = 0, ms = 0): void {
+    if (logs > this.targetLogs) this.size = Math.max(1, Math.floor((span * this.targetLogs) / logs));
+    else if (2 * logs <= this.targetLogs && ms <= FAST_MS && span >= this.size)
+      this.size = Math.min(this.ceiling, this.size * 2);
   }
 }
 
@@ -103,6 +118,7 @@ export class ChainReader {
   async logs(from: number, to: number): Promise<{ logs: RawLog[]; to: number }> {
     for (;;) {
       const end = Math.min(to, from + this.sizer.size - 1);
+      const started = performance.now();
       try {
         const raw = await this.opts.rpc.call<RawJsonLog[]>('eth_getLogs', [
           {
@@ -112,8 +128,10 @@ export class ChainReader {
             topics: [this.opts.topics],
           },
         ]);
-        this.sizer.succeeded();
-        return { logs: raw.map(parseLog), to: end };
+        this.sizer.succeeded(end - from + 1, raw.length, performance.now() - started);
+        const logs = new Array<RawLog>(raw.length);
+        for (let k = 0; k < raw.length; k++) logs[k] = parseLog(raw[k]);
+        return { logs, to: end };
       } catch (e) {
         if (!(e instanceof RpcFault && e.fault === 'RANGE_TOO_LARGE') || !this.sizer.shrink(end - from + 1))
           throw e;

@@ -91,20 +91,25 @@ function normalise(v: unknown): unknown {
   return v;
 }
 
-type WordReader = (word: string) => unknown;
+/** A reader of the 32-byte word at hex digit `start` of `hex` (a topic or the data), as viem returns it. */
+type WordReader = (hex: string, start: number) => unknown;
 
-/** A reader of one 32-byte word (64 hex chars) for a static elementary type, as viem returns it. */
+/** The reader of one word for a static elementary type; undefined for any other type. */
 function wordReader(type: string): WordReader | undefined {
-  if (type === 'address') return (w) => `0x${w.slice(24)}`;
-  if (type === 'bool') return (w) => !/^0*$/.test(w);
+  if (type === 'address') return (h, at) => `0x${h.slice(at + 24, at + 64).toLowerCase()}`;
+  if (type === 'bool') return (h, at) => !/^0*$/.test(h.slice(at, at + 64));
   const bytes = /^bytes([0-9]+)$/.exec(type);
-  if (bytes) return (w) => `0x${w.slice(0, 2 * Number(bytes[1]))}`;
+  if (bytes) {
+    const digits = 2 * Number(bytes[1]);
+    return (h, at) => `0x${h.slice(at, at + digits).toLowerCase()}`;
+  }
   const int = /^(u?)int([0-9]*)$/.exec(type);
   if (!int) return undefined;
   const bits = Number(int[2] || 256);
   const signed = int[1] !== 'u';
-  return (w) => {
-    let v = BigInt(`0x${w}`);
+  return (h, at) => {
+    // A whole topic, or data of one word, is already a 0x-prefixed word.
+    let v = at === 2 && h.length === 66 ? BigInt(h) : BigInt(`0x${h.slice(at, at + 64)}`);
     if (signed && v >= 1n << 255n) v -= 1n << 256n;
     // viem returns numbers for integers of up to 48 bits.
     return bits <= 48 ? Number(v) : v;
@@ -115,7 +120,8 @@ interface StaticField {
   name: string;
   /** Data words it takes (a static tuple takes one per component). */
   words: number;
-  read: (words: string[]) => unknown;
+  /** Reads the field from its first word, at hex digit `start` of `hex`. */
+  read: WordReader;
 }
 
 function staticField(param: AbiParameter): StaticField | undefined {
@@ -126,25 +132,25 @@ function staticField(param: AbiParameter): StaticField | undefined {
     return {
       name: param.name ?? '',
       words: fields.reduce((n, f) => n + f.words, 0),
-      read: (ws) => {
+      read: (h, at) => {
         const out: Record<string, unknown> = {};
-        let k = 0;
+        let k = at;
         for (const f of fields) {
-          out[f.name] = f.read(ws.slice(k, k + f.words));
-          k += f.words;
+          out[f.name] = f.read(h, k);
+          k += 64 * f.words;
         }
         return out;
       },
     };
   }
   const read = wordReader(param.type);
-  return read && { name: param.name ?? '', words: 1, read: (ws) => read(ws[0]) };
+  return read && { name: param.name ?? '', words: 1, read };
 }
 
 type FastDecoder = (log: RawLog) => Record<string, unknown> | undefined;
 
 /**
- * A decoder that slices words straight from the topics and data, for events whose
+ * A decoder that reads words straight from the topics and data, for events whose
  * parameters are all static (every event the ingester reads): an order of magnitude
  * faster than the generic ABI decoder on a backfill of millions of logs. Undefined
  * for an event with a dynamic parameter (decoded by viem instead).
@@ -152,27 +158,50 @@ type FastDecoder = (log: RawLog) => Record<string, unknown> | undefined;
 function fastDecoder(item: AbiEvent): FastDecoder | undefined {
   const plan = item.inputs.map((input) => ({ indexed: input.indexed === true, field: staticField(input) }));
   if (plan.some((p) => !p.field || (p.indexed && p.field.words !== 1))) return undefined;
-  const dataWords = plan.filter((p) => !p.indexed).reduce((n, p) => n + (p.field as StaticField).words, 0);
+  const fields = plan as { indexed: boolean; field: StaticField }[];
+  const dataWords = fields.filter((p) => !p.indexed).reduce((n, p) => n + p.field.words, 0);
   return (log) => {
-    if (log.data.length !== 2 + 64 * dataWords) return undefined;
+    const data = log.data;
+    if (data.length !== 2 + 64 * dataWords) return undefined;
     const args: Record<string, unknown> = {};
     let topic = 1;
-    let word = 0;
-    for (const { indexed, field } of plan) {
-      const f = field as StaticField;
-      if (indexed) args[f.name] = f.read([log.topics[topic++].slice(2).toLowerCase()]);
+    let at = 2;
+    for (const { indexed, field } of fields) {
+      if (indexed) args[field.name] = field.read(log.topics[topic++], 2);
       else {
-        const ws: string[] = [];
-        for (let k = 0; k < f.words; k++, word++)
-          ws.push(log.data.slice(2 + 64 * word, 66 + 64 * word).toLowerCase());
-        args[f.name] = f.read(ws);
+        args[field.name] = field.read(data, at);
+        at += 64 * field.words;
       }
     }
     return args;
   };
 }
 
-const FAST = new Map<AbiEvent, FastDecoder | undefined>();
+interface Shape {
+  item: AbiEvent;
+  fast: FastDecoder | undefined;
+}
+
+/** Per role: topic0 as the node wrote it -> the event's shape by topic count (null: none). */
+const SHAPES = Object.fromEntries(Object.keys(BY_ROLE).map((role) => [role, new Map()])) as Record<
+  ContractRole,
+  Map<string, (Shape | null)[]>
+>;
+
+function shapeOf(role: ContractRole, topic0: string, topics: number): Shape | undefined {
+  let byCount = SHAPES[role].get(topic0);
+  if (!byCount) {
+    byCount = [];
+    SHAPES[role].set(topic0, byCount);
+  }
+  let shape = byCount[topics];
+  if (shape === undefined) {
+    const item = BY_ROLE[role].get(shapeKey(topic0, topics));
+    shape = item ? { item, fast: fastDecoder(item) } : null;
+    byCount[topics] = shape;
+  }
+  return shape ?? undefined;
+}
 
 /**
  * Decodes `log` as an event of `role`; undefined when the role has no event of that
@@ -181,15 +210,13 @@ const FAST = new Map<AbiEvent, FastDecoder | undefined>();
 export function decodeLog(role: ContractRole, log: RawLog): DecodedLog | undefined {
   const topic0 = log.topics[0];
   if (!topic0) return undefined;
-  const item = BY_ROLE[role].get(shapeKey(topic0, log.topics.length));
-  if (!item) return undefined;
-  if (!FAST.has(item)) FAST.set(item, fastDecoder(item));
-  const fast = FAST.get(item);
-  if (fast) {
-    const args = fast(log);
-    return args && { log, role, event: item.name, args };
+  const shape = shapeOf(role, topic0, log.topics.length);
+  if (!shape) return undefined;
+  if (shape.fast) {
+    const args = shape.fast(log);
+    return args && { log, role, event: shape.item.name, args };
   }
-  return decodeWithViem(item, role, log);
+  return decodeWithViem(shape.item, role, log);
 }
 
 /** The generic (viem) decoding of `log` as `role`, for tests holding the fast path equal to it. */

@@ -85,6 +85,16 @@ export interface RoundResult {
 }
 
 const DAY = 86_400;
+/** Least time between two checkpoint writes while backfilling below the reorg window. */
+const CHECKPOINT_EVERY_MS = 1_000;
+
+/** The logs and headers of one block range. */
+interface RangeRead {
+  logs: RawLog[];
+  /** The last block covered (the sizer may have shrunk the range). */
+  to: number;
+  headers: BlockHeader[];
+}
 
 export class ChainFollower {
   private state: ChainCheckpoint;
@@ -94,6 +104,11 @@ export class ChainFollower {
   private readonly decimals = new Map<string, number>();
   private readonly baseOf = new Map<string, string>();
   private genesisChecked = false;
+  /** The range after the last one taken, being read while that one is processed. */
+  private ahead: { from: number; read: Promise<RangeRead> } | undefined;
+  /** When the checkpoint was last saved (performance.now()), and whether the state moved on since. */
+  private savedAt = Number.NEGATIVE_INFINITY;
+  private unsaved = false;
 
   constructor(private readonly o: FollowerOptions) {
     const chain = o.contracts.chain;
@@ -156,8 +171,7 @@ export class ChainFollower {
       return { blocks: 0, events: 0, retracted: 0 };
     }
     const from = this.state.next;
-    const { logs, to } = await reader.logs(from, Math.min(this.head, from + reader.sizer.size - 1));
-    const headers = await reader.headers(from, to);
+    const { logs, to, headers } = await this.takeRange(from);
     if (last && headers[0].parentHash !== last.hash)
       return { blocks: 0, events: 0, retracted: await this.unwind() };
     const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
@@ -166,6 +180,8 @@ export class ChainFollower {
       logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
     // The chain moved while the range was read: read it again rather than publish a mix of forks.
     if (moved) return { blocks: 0, events: 0, retracted: 0 };
+    // Backfilling: the next range is read while this one is processed (checked like this one when taken).
+    if (to < this.head) this.readAhead(to + 1);
     const decoded = this.decode(logs);
     await this.readDecimals(decoded, to);
     const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
@@ -196,8 +212,68 @@ export class ChainFollower {
     this.state.next = to + 1;
     await this.snapshotDays(last, headers);
     await this.maybeSnapshot(headers.at(-1));
-    this.o.checkpoint.save(this.state);
+    this.checkpointAfter(to);
     return { blocks: headers.length, events: events.length, retracted: 0 };
+  }
+
+  /** The range read ahead by the previous round when it starts at `from`, else a fresh read. */
+  private takeRange(from: number): Promise<RangeRead> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    return ahead && ahead.from === from ? ahead.read : this.readRange(from);
+  }
+
+  private readAhead(from: number): void {
+    const read = this.readRange(from);
+    // A failure is the next round's (it awaits this read), never an unhandled rejection.
+    read.catch(() => {});
+    this.ahead = { from, read };
+  }
+
+  /**
+   * Logs and headers of the next range from `from` (at most the sizer's range, up to the
+   * head), both asked for at once: the headers of the blocks the logs answer covers.
+   */
+  private async readRange(from: number): Promise<RangeRead> {
+    const { reader } = this.o;
+    const want = Math.min(this.head, from + reader.sizer.size - 1);
+    const headersRead = reader.headers(from, want);
+    // Awaited below in any case; a failure must not surface as an unhandled rejection meanwhile.
+    headersRead.catch(() => {});
+    const { logs, to } = await reader.logs(from, want);
+    const headers = (await headersRead).slice(0, to - from + 1);
+    return { logs, to, headers };
+  }
+
+  /**
+   * Saves the checkpoint after a range up to `to` was published. A range deeper than the
+   * reorg window below the head cannot be retracted anyway (a reorg that deep stops the
+   * chain), so while backfilling such ranges the checkpoint is written at most every
+   * `CHECKPOINT_EVERY_MS` (each write serialises the whole tip and waits for fsync); a
+   * crash meanwhile re-publishes identical records, which the consumers drop. A range
+   * within the window is checkpointed at once, as every reorg retraction needs.
+   */
+  private checkpointAfter(to: number): void {
+    const deep = to < this.head - this.o.contracts.chain.reorgWindow;
+    const now = performance.now();
+    if (deep && now - this.savedAt < CHECKPOINT_EVERY_MS) {
+      this.unsaved = true;
+      return;
+    }
+    this.o.checkpoint.save(this.state);
+    this.savedAt = now;
+    this.unsaved = false;
+  }
+
+  /** Once stopped: waits for a range still being read ahead and saves a checkpoint left unsaved. */
+  async settle(): Promise<void> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    await ahead?.read.catch(() => {});
+    if (this.unsaved) {
+      this.o.checkpoint.save(this.state);
+      this.unsaved = false;
+    }
   }
 
   private decode(logs: RawLog[]): DecodedLog[] {
@@ -239,7 +315,10 @@ export class ChainFollower {
     const byBlock = new Map<number, Emitted[]>();
     for (const e of events) {
       const n = e.record.blockNumber as number;
-      if (n >= first) byBlock.set(n, [...(byBlock.get(n) ?? []), e]);
+      if (n < first) continue;
+      const list = byBlock.get(n);
+      if (list) list.push(e);
+      else byBlock.set(n, [e]);
     }
     const added = headers
       .filter((h) => h.number >= first)
@@ -275,6 +354,7 @@ export class ChainFollower {
     if (!orphaned.length) return 0;
     this.state.tip = tip.slice(0, keep);
     this.state.next = keep ? tip[keep - 1].number + 1 : oldest.number;
+    this.ahead = undefined;
     const retractions = orphaned.flatMap((b) => [
       ...[...b.events].reverse().map(retraction),
       blockEmitted(chain.chainId, b, true),

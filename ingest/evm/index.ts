@@ -132,6 +132,7 @@ function followChain(
       }
       if (!busy) await pause(chain.pollIntervalMs, signal);
     }
+    await follower.settle();
   })();
   return { loop, meter };
 }

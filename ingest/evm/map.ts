@@ -143,6 +143,12 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
   const nestExit = has('nestVault', 'Withdraw', 'InstantRedeem', 'RedeemFulfilled');
   for (const d of tx) {
     const c = ctx.contracts.byAddress.get(d.log.address.toLowerCase()) as WatchedContract;
+    // Share transfers are nearly every log of a backfill: one flat record each, no helper built.
+    if (d.role === 'share' && d.event === 'Transfer' && c.vaults.length) {
+      for (const vault of c.vaults)
+        out.emitted.push({ family: 'transfers', record: transferRecord(ctx, d, vault) });
+      continue;
+    }
     const before = out.emitted.length;
     // Reported by another event (see the file's comment): no record, and not "unpublished" either.
     let covered = false;
@@ -153,12 +159,6 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
       if (!vault) continue;
       const base = { ...chainFields(d, ctx), vault: vault.slug };
       const share = vault.vaultAddress.toLowerCase();
-      // Share transfers are nearly every log of a backfill: published before any helper is built.
-      if (d.role === 'share' && d.event === 'Transfer') {
-        const record = { ...base, token: share, from: a.from, to: a.to, amount: a.amount.toString() };
-        out.emitted.push({ family: 'transfers', record });
-        continue;
-      }
       const asset = (token: string): AssetInfo =>
         assetInfo(vault, ctx.contracts.chain.chainId, token, ctx.decimals);
       const emit = (family: FamilyName, record: Record<string, unknown>) =>
@@ -364,6 +364,37 @@ function mapTransaction(ctx: MapContext, tx: DecodedLog[], out: MapResult): void
     if (out.emitted.length === before && !covered)
       out.unpublished.set(`${d.role}.${d.event}`, (out.unpublished.get(`${d.role}.${d.event}`) ?? 0) + 1);
   }
+}
+
+/** The `transfers` record of a share `Transfer` for `vault` (the fields of `chainFields`, flat). */
+function transferRecord(ctx: MapContext, d: DecodedLog, vault: WatchedContract['vaults'][number]) {
+  const { log } = d;
+  const a = d.args as Args;
+  return {
+    chainId: ctx.contracts.chain.chainId,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+    blockTimestamp: ctx.blockTime(log.blockNumber),
+    txHash: log.transactionHash,
+    logIndex: log.logIndex,
+    removed: false,
+    vault: vault.slug,
+    token: shareOf(vault),
+    from: a.from as string,
+    to: a.to as string,
+    amount: (a.amount as bigint).toString(),
+  };
+}
+
+const SHARES = new WeakMap<object, string>();
+/** The vault's share address, lower-cased (once per vault). */
+function shareOf(vault: WatchedContract['vaults'][number]): string {
+  let share = SHARES.get(vault);
+  if (share === undefined) {
+    share = vault.vaultAddress.toLowerCase();
+    SHARES.set(vault, share);
+  }
+  return share;
 }
 
 /** The real depositor: the proxy's share recipient when the teller's receiver is a PredicateProxy. */
