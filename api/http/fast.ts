@@ -57,7 +57,8 @@ interface FastRecord {
 
 interface Pending {
   answer: ServedAnswer;
-  clockRead: boolean;
+  /** The second of the handler's clock reads before it chose the key (undefined: none). */
+  second?: number;
 }
 
 const PENDING = Symbol('fastPathPending');
@@ -93,7 +94,9 @@ export function createFastPath(opts: {
   const records = new Map<string, FastRecord>();
   const byEntry = new WeakMap<CacheEntry, Set<string>>();
   let current: Context | undefined;
-  let clockReads = 0;
+  // The seconds of the clock reads since `begin` (NaN: none); replayable when they agree.
+  let firstSecond = Number.NaN;
+  let lastSecond = Number.NaN;
   let answered = 0;
   const drop = (r: FastRecord) => {
     records.delete(r.key);
@@ -145,22 +148,29 @@ export function createFastPath(opts: {
 
   return {
     clock: () => {
-      clockReads++;
-      return opts.clock();
+      const t = opts.clock();
+      lastSecond = Math.floor(t / 1000);
+      if (Number.isNaN(firstSecond)) firstSecond = lastSecond;
+      return t;
     },
     begin(ctx) {
       current = ctx;
-      clockReads = 0;
+      firstSecond = lastSecond = Number.NaN;
     },
     served(ctx, answer) {
       if (!opts.enabled || current !== ctx) return;
-      (ctx.state as Record<symbol, Pending>)[PENDING] = { answer, clockRead: clockReads > 0 };
+      const clockRead = !Number.isNaN(firstSecond);
+      if (clockRead && firstSecond !== lastSecond) return;
+      (ctx.state as Record<symbol, Pending>)[PENDING] = {
+        answer,
+        second: clockRead ? firstSecond : undefined,
+      };
     },
     record(ctx) {
       if (current === ctx) current = undefined;
       const pending = (ctx.state as Record<symbol, Pending | undefined>)[PENDING];
       if (!pending) return;
-      const { answer, clockRead } = pending;
+      const { answer, second } = pending;
       const method = ctx.method;
       if (
         (method !== 'GET' && method !== 'HEAD') ||
@@ -183,7 +193,7 @@ export function createFastPath(opts: {
           if (!BODY_ONLY.has(name)) headers304.push(raw, v);
         }
       }
-      const key = keyOf(method, ctx.req.url, ctx.req.headers['accept-encoding']);
+      const key = keyOf(method, ctx.originalUrl, ctx.req.headers['accept-encoding']);
       const old = records.get(key);
       if (old) drop(old);
       const rec: FastRecord = {
@@ -196,7 +206,7 @@ export function createFastPath(opts: {
         body: answer.body,
         headers200,
         headers304,
-        second: clockRead ? Math.floor(opts.clock() / 1000) : undefined,
+        second,
         limited: ctx.state[RATE_LIMIT_SKIPPED] !== true,
         timer200: httpRequestSeconds.labels(method, answer.route, '200'),
         timer304: httpRequestSeconds.labels(method, answer.route, '304'),

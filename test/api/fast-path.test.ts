@@ -150,7 +150,8 @@ describe('fast path: time, TTL and eviction', () => {
   let url = '';
   let server: ReturnType<Koa['listen']>;
   let t = Date.UTC(2026, 0, 1, 23, 59, 58, 100);
-  const calls = { today: 0, fixed: 0, loads: 0 };
+  const calls = { today: 0, fixed: 0, loads: 0, tick: 0 };
+  let tick = false;
   const kit = createHttpKit({
     api: parseConfig({ api: { cache: { ttlSeconds: 60 } } }).api,
     version: () => 1,
@@ -171,6 +172,16 @@ describe('fast path: time, TTL and eviction', () => {
         },
         { key: `today ${day}` },
       );
+    });
+    // Reads the clock, then a second passes before the answer is sent (once, when `tick` is set).
+    router.get('/v1/tick', async (ctx) => {
+      calls.tick++;
+      const second = Math.floor(kit.fast.clock() / 1000);
+      if (tick) {
+        tick = false;
+        t += 1000;
+      }
+      await kit.respond(ctx, async () => ({ body: { second } }), { key: `tick ${second}` });
     });
     router.get('/v1/fixed', async (ctx) => {
       calls.fixed++;
@@ -200,6 +211,15 @@ describe('fast path: time, TTL and eviction', () => {
     t += 1000; // next day: a new key
     expect(await body()).toBe('2026-01-02');
     expect(calls).toMatchObject({ today: 3, loads: 2 });
+  });
+
+  it("a record is valid in the second of the handler's clock read, not the second it was sent in", async () => {
+    const get = async () => JSON.parse((await raw(`${url}/v1/tick`)).body.toString()).second;
+    tick = true;
+    const s0 = await get(); // read at s0, sent at s0 + 1
+    expect(await get()).toBe(s0 + 1); // through Koa: the record of s0 does not answer s0 + 1
+    expect(await get()).toBe(s0 + 1); // the record of s0 + 1
+    expect(calls.tick).toBe(2);
   });
 
   it('an expired entry is not replayed (TTL), nor an evicted one', async () => {
