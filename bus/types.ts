@@ -6,7 +6,7 @@
  * replay a no-op).
  */
 export interface BusMessage {
-  /** Partition key (DESIGN section 4): the vault slug, chain id or Solana signature. */
+  /** Partition key (docs/architecture.md, Events and partition keys): the vault slug, chain id or Solana signature. */
   key: string;
   value: Buffer;
   headers?: Record<string, string>;

@@ -98,7 +98,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const stoppers: (() => Promise<void>)[] = [];
   let ingestProgress: (() => Record<string, unknown>) | undefined;
   let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
-  // Ready (DESIGN section 7) once migrations ran, every followed chain is live and stored (api/readiness.ts).
+  // Ready (docs/architecture.md, API contract) once migrations ran, every followed chain is live and stored (api/readiness.ts).
   let evmProgress: (() => ChainPhase[]) | undefined;
   if (roles.includes('ingest')) {
     const nothing = nothingToIngest(cfg);

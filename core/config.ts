@@ -79,7 +79,7 @@ export const priceSourceSchema = z.discriminatedUnion('kind', [
 export type PriceSource = z.infer<typeof priceSourceSchema>;
 
 /**
- * A yield asset the vault holds (DESIGN section 8 compositionApy): its `slug` names the
+ * A yield asset the vault holds (docs/architecture.md, Units and formulas compositionApy): its `slug` names the
  * `targetComposition` item it is, `holdings` the token contracts whose `balanceOf(vault)` is
  * read on each chain, `price` where its USD price comes from. Its APYs come from its own
  * price history (ASSET_PRICE snapshots), its weight from the USD value held.

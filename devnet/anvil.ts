@@ -1,5 +1,5 @@
 /**
- * Starts anvil nodes (the npm platform binary, DESIGN section 9, or `ANVIL_PATH`) on 127.0.0.1.
+ * Starts anvil nodes (the npm platform binary, docs/architecture.md, Local chains, or `ANVIL_PATH`) on 127.0.0.1.
  * anvil cannot listen on port 0, so a free port is found by binding a server to
  * port 0 first; the tiny window before anvil binds it is retried on failure.
  *

@@ -1,5 +1,5 @@
 /**
- * The devnet's activity simulator (DESIGN section 9): on every chain, a backfill of
+ * The devnet's activity simulator (docs/architecture.md, Local chains): on every chain, a backfill of
  * whole UTC days written with time travel (each transaction stamped with its
  * simulated time), then live ticks on the node's clock, with one reorg on the
  * primary chain. Every chain gets its own seeded random stream, so a seed gives the

@@ -1,5 +1,5 @@
 /**
- * The event families: one topic each, with the partition key of DESIGN section 4
+ * The event families: one topic each, with the partition key of docs/architecture.md, Events and partition keys
  * and the zod schema that validates a decoded record.
  */
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * GET /vaults/{slug}/failed-redemptions (DESIGN section 8): queue requests whose
+ * GET /vaults/{slug}/failed-redemptions (docs/architecture.md, Endpoint semantics): queue requests whose
  * latest update has amount > 0, with no fill (nor cancellation) after it, whose
  * deadline has passed. `isValid` = the user's balance on the request's chain, from
  * every transfer up to the deadline, was at least the requested shares.

@@ -2,7 +2,7 @@
  * GET /vaults/{slug}/roles-assignments: the latest `UserRoleUpdated` state per
  * (chain, user, role), named from the vault's role map (registry `roles`, id to name)
  * or the Nest numbering of the reference (contracts-and-flows section 7); an id in
- * neither is `ROLE_<n>` (DESIGN section 8).
+ * neither is `ROLE_<n>` (docs/architecture.md, Endpoint semantics).
  */
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';

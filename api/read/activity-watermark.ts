@@ -5,7 +5,7 @@
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';
 
-/** Solana's chain id in every table (DESIGN section 8). */
+/** Solana's chain id in every table (docs/architecture.md, Endpoint semantics). */
 export const SOLANA_CHAIN_ID = 101;
 
 /** The chains a vault's data comes from: its EVM chains, plus Solana when it has a mint. */

@@ -1,5 +1,5 @@
 /**
- * performance-history as CSV (DESIGN section 8): a header row, one row per day,
+ * performance-history as CSV (docs/architecture.md, Endpoint semantics): a header row, one row per day,
  * columns `day,date,price,tvl,liquidFunds`, then `apy_*` and `navApy_*` (rolling7d,
  * rolling30d, sec30d; empty while the day is unsettled) and, when assets are
  * included, one group `<slug>_price,<slug>_apy7d,<slug>_apy30d,<slug>_compositionPct`

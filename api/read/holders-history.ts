@@ -1,6 +1,6 @@
 /**
  * Holder counts per (vault, chain, UTC day) from `holder_history_daily` (migration
- * 006: hourly samples, 24 for a past day; DESIGN section 8).
+ * 006: hourly samples, 24 for a past day; docs/architecture.md, Endpoint semantics).
  */
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';

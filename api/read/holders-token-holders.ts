@@ -1,7 +1,7 @@
 /**
  * GET /token-holders rows: one per (holder address, token address), the EVM vault
  * address with balances summed over every EVM chain and the Solana mint (chain 101)
- * apart, sorted by USD value descending, ties by address (DESIGN section 8).
+ * apart, sorted by USD value descending, ties by address (docs/architecture.md, Endpoint semantics).
  *
  * The whole list is too big to hold: it is computed, sorted, into a snapshot MergeTree
  * table keyed by its row number, and then read back in pages by row number. Each page

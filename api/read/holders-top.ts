@@ -2,7 +2,7 @@
  * GET /vaults/holders: per vault the 100 largest (chain, user) balances, ranked on one
  * exact scale across chains, with `holderSince` = the block time at which that balance
  * last went from zero (or less) to positive, and `totalHolders` from `vault_holders`
- * (distinct addresses with a positive balance on any chain, DESIGN section 8).
+ * (distinct addresses with a positive balance on any chain, docs/architecture.md, Endpoint semantics).
  * The balances, their decimals and the cross-chain ranking scale are the `holder_values`
  * view's (migration 013); `holderSince` is computed here for the 100 rows only, since a
  * view of it for every holder would replay every transfer on each read.

@@ -1,5 +1,5 @@
 /**
- * What the vault holds now (DESIGN section 8), for the details' liquid funds, which
+ * What the vault holds now (docs/architecture.md, Units and formulas), for the details' liquid funds, which
  * may read the balances live: the latest ASSET_BALANCE snapshot of each configured
  * liquid asset (its chain and contract), or the live balance, times its USD price,
  * the latest ASSET_PRICE snapshot of that token (on its chain or chain 0) or else
@@ -92,7 +92,7 @@ export async function currentBalances(
     try {
       return { balances: await live.balances(v), source: 'live' };
     } catch {
-      // A chain that cannot be read now is answered from the last snapshot, as DESIGN section 8 says.
+      // A chain that cannot be read now is answered from the last snapshot, as docs/architecture.md, Units and formulas says.
     }
   }
   return { balances: snapshotBalances(v, index, now), source: 'snapshot' };

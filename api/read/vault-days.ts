@@ -1,5 +1,5 @@
 /**
- * Per-day state of one vault (DESIGN section 8) looked up in its series, which the
+ * Per-day state of one vault (docs/architecture.md, Units and formulas) looked up in its series, which the
  * views compute (api/read/vault-data.ts, migration 008): the close price, TVL, navApy
  * and which days are settled. Lookups over `VaultContext`; no metric arithmetic here.
  */

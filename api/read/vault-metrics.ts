@@ -1,7 +1,7 @@
 /**
  * The vault resources of the spec (VaultInfo, VaultDetailsLite, VaultDetails)
  * from a `VaultContext` and the per-vault aggregates, with the units and
- * formulas of DESIGN section 8:
+ * formulas of docs/architecture.md, Units and formulas:
  * - `tvl`, `tvl30DayChange`: the `vault_tvl_daily` view of today (supply per chain times
  *   that chain's close times the base asset's USD price);
  * - `volume24h`: USD value of DEPOSIT, WITHDRAW and INSTANT_REDEEM assets of the last

@@ -17,7 +17,7 @@ export type FeeKind =
   | 'deposit'
   | 'redemption';
 
-/** compositionApy of one vault and day (DESIGN section 8), percent; null where an asset history is too short. */
+/** compositionApy of one vault and day (docs/architecture.md, Units and formulas), percent; null where an asset history is too short. */
 export interface CompositionApyTruth {
   rolling7d: number | null;
   rolling30d: number | null;

@@ -1,5 +1,5 @@
 /**
- * Yield assets on the devnet (composition, DESIGN section 8 compositionApy): each day the
+ * Yield assets on the devnet (composition, docs/architecture.md, Units and formulas compositionApy): each day the
  * assets' own accountants raise their rates (aggregator-priced ones also post the price to
  * their feed), and each vault's strategist moves funds through `BoringVault.manage`: buys a
  * yield asset with part of the vault's USDC at its teller, or sells part of one holding

@@ -1,7 +1,7 @@
 /**
  * Publishing of the EVM ingester: records encoded with the newest Avro schema of
- * their family, one bus call per family in first-seen order, keyed as DESIGN section
- * 4 says (vault slug, chain id for blocks). A retraction is the same record with
+ * their family, one bus call per family in first-seen order, keyed as
+ * docs/architecture.md, Events and partition keys, says (vault slug, chain id for blocks). A retraction is the same record with
  * `removed: true`.
  */
 import { topicName } from '../../bus/partition.ts';

@@ -1,4 +1,4 @@
-/** Encodes and publishes records of one family, keyed as DESIGN section 4 says. */
+/** Encodes and publishes records of one family, keyed as docs/architecture.md, Events and partition keys says. */
 import { topicName } from '../../bus/partition.ts';
 import type { Bus } from '../../bus/types.ts';
 import { errorMessage } from '../../core/errors.ts';

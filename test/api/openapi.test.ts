@@ -113,7 +113,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('states the units and formulas of DESIGN section 8', () => {
+  it('states the units and formulas of docs/architecture.md, Units and formulas', () => {
     const text = JSON.stringify(doc);
     for (const phrase of [
       'in USD',

@@ -136,7 +136,7 @@ describe('GET /v1/vaults/{slug}', () => {
 });
 
 describe('GET /v1/vaults/{slug}/details-lite', () => {
-  it('answers the metrics of DESIGN section 8', async () => {
+  it('answers the metrics of docs/architecture.md, Units and formulas', async () => {
     const { body } = await get(`/v1/vaults/${SLUG.alpha}/details-lite`);
     responseBodies['GET /vaults/{slug}/details-lite'].parse(body);
     const d = body.data;

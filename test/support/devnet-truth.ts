@@ -19,7 +19,7 @@ const DAY = 86_400;
 
 /**
  * Nest's role numbering (contracts-and-flows section 7, `nest:script/Constants.sol`),
- * the default role map of DESIGN section 8, transcribed from the reference. Deliberately
+ * the default role map of docs/architecture.md, Endpoint semantics, transcribed from the reference. Deliberately
  * not imported from api/read/activity-roles.ts: the ground truth must not share a table
  * with the code it checks.
  */
@@ -143,7 +143,7 @@ const addDays = (day: string, n: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY * 1000).toISOString().slice(0, 10);
 
 /**
- * Close price P(d) of DESIGN section 8: the last rate set at or before the end of UTC
+ * Close price P(d) of docs/architecture.md, Units and formulas: the last rate set at or before the end of UTC
  * day `day` on `chainId` (the truth lists only days with an update: carried forward,
  * the starting rate from the deployment day on); undefined before the deployment.
  */
@@ -165,7 +165,7 @@ export function latestRate(truth: GroundTruthJson, v: TruthVault, chainId: numbe
   return closeRate(truth, v, chainId, '9999-12-31') as bigint;
 }
 
-/** navApy rolling over `window` days (DESIGN section 8): (P(d)/P(d-w) - 1) * 365/w * 100, null without history. */
+/** navApy rolling over `window` days (docs/architecture.md, Units and formulas): (P(d)/P(d-w) - 1) * 365/w * 100, null without history. */
 export function navRolling(
   truth: GroundTruthJson,
   v: TruthVault,
@@ -179,7 +179,7 @@ export function navRolling(
   return (Number(now) / Number(then) - 1) * (365 / window) * 100;
 }
 
-/** navApy sec30d (DESIGN section 8): 2 * ((P(d)/P(d-30))^6 - 1) * 100, null without history. */
+/** navApy sec30d (docs/architecture.md, Units and formulas): 2 * ((P(d)/P(d-30))^6 - 1) * 100, null without history. */
 export function navSec30d(
   truth: GroundTruthJson,
   v: TruthVault,
@@ -270,7 +270,7 @@ export function accrualPeriods(truth: GroundTruthJson, v: TruthVault): { days: s
 }
 
 /**
- * Failed redemptions (DESIGN section 8): atomic requests never filled whose deadline
+ * Failed redemptions (docs/architecture.md, Endpoint semantics): atomic requests never filled whose deadline
  * passed before `now` (the truth marks them `expired` only when it next looks).
  */
 export function failedRequests(truth: GroundTruthJson, v: TruthVault, now: number) {

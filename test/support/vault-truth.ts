@@ -105,7 +105,7 @@ export function truthSettledThrough(slug: string): number {
   return Math.min(NOW, ...configOf(slug).chainIds.map((c) => Math.max(...(blocks[c] ?? [0]))));
 }
 
-/** navApy of day i from the closes on `chainId`, straight from the DESIGN section 8 formulas. */
+/** navApy of day i from the closes on `chainId`, straight from the docs/architecture.md, Units and formulas formulas. */
 export function truthNavApy(slug: string, chainId: number, i: number) {
   const p = truthClose(slug, chainId, i);
   const p7 = truthClose(slug, chainId, i - 7);
