@@ -2,8 +2,12 @@
  * The event families: one topic each, with the partition key of docs/architecture.md, Events and partition keys
  * and the zod schema that validates a decoded record.
  */
+
 import type { z } from 'zod';
 import * as r from './records.ts';
+
+/** The chain id every Solana record and row carries (the events' contract; EVM chains use their own ids). */
+export const SOLANA_CHAIN_ID = 101;
 
 export interface FamilyDef<S extends z.ZodType = z.ZodType> {
   /** Topic suffix and Avro file stem. */

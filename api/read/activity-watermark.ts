@@ -2,11 +2,10 @@
  * The data watermark behind an answer: the oldest ingest watermark (`chain_watermarks`)
  * among the chains the answer reads, so a client sees how fresh the slowest source is.
  */
+
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';
-
-/** Solana's chain id in every table (docs/architecture.md, Endpoint semantics). */
-export const SOLANA_CHAIN_ID = 101;
 
 /** The chains a vault's data comes from: its EVM chains, plus Solana when it has a mint. */
 export function vaultChains(v: RegistryVault): number[] {

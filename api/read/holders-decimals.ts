@@ -5,7 +5,7 @@
  * compared, so nothing is rounded before output (the `holder_values` and
  * `token_holder_values` views of migration 013 use the same scale).
  */
-import { SOLANA_CHAIN_ID } from './activity-watermark.ts';
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { RegistryVault } from './registry.ts';
 
 /** Balances summed or ranked across chains are held as integers of 10^-SCALE tokens. */

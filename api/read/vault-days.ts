@@ -3,13 +3,13 @@
  * views compute (api/read/vault-data.ts, migration 008): the close price, TVL, navApy
  * and which days are settled. Lookups over `VaultContext`; no metric arithmetic here.
  */
+
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import { type ApyBlock, NULL_APY } from './history-types.ts';
 import type { VaultPrice } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
 import type { VaultDay, VaultSeries } from './vault-data.ts';
 import { DAY } from './vault-numbers.ts';
-
-export const SOLANA_CHAIN_ID = 101;
 
 /** One vault with everything its metrics are computed from. */
 export interface VaultContext {

@@ -3,10 +3,11 @@
  * token-balance changes for the mint, and the opening balances of a full read.
  * Amounts stay exact (bigint, published as decimal strings).
  */
+
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { TransferRecord } from '../../schemas/records.ts';
 import type { ParsedTransaction, TokenAccount, TokenBalance } from './types.ts';
 
-export const SOLANA_CHAIN_ID = 101;
 /** The System Program address: the zero address of Solana mints and burns. */
 export const SOLANA_ZERO = '11111111111111111111111111111111';
 

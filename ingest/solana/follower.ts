@@ -13,10 +13,11 @@
  * round and are not counted twice), then publishes the differences as corrections.
  */
 import type { Config } from '../../core/config.ts';
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { BlockRecord, TransferRecord } from '../../schemas/records.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { mintProgram, readMintAccounts } from './accounts.ts';
-import { openingTransfers, SOLANA_CHAIN_ID, transactionTransfers } from './balances.ts';
+import { openingTransfers, transactionTransfers } from './balances.ts';
 import { applyTransfers, correctionTransfers, type OwnerLedger, ownerBalances } from './ledger.ts';
 import type { Publish } from './publish.ts';
 import { rpcError, type SolanaRpc } from './rpc.ts';

@@ -8,8 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { getBase58Decoder } from '@solana/web3.js';
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { TransferRecord } from '../../schemas/records.ts';
-import { pairDeltas, SOLANA_CHAIN_ID, SOLANA_ZERO } from './balances.ts';
+import { pairDeltas, SOLANA_ZERO } from './balances.ts';
 import type { TokenAccount } from './types.ts';
 
 /** Owner → raw balance (decimal string); JSON-safe for the checkpoint. */
