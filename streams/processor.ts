@@ -31,8 +31,27 @@ export interface ProcessorDeps {
   now?: () => number;
 }
 
-/** ClickHouse error codes that mean "this data cannot be stored", as opposed to "the store failed". */
-const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 190, 407]);
+/**
+ * ClickHouse error codes that mean "this data cannot be stored" (the batch is bisected and the
+ * bad records go to the dead-letter topic), as opposed to "the store failed" (retried).
+ */
+const DATA_ERRORS = {
+  CANNOT_PARSE_TEXT: 6,
+  CANNOT_PARSE_QUOTED_STRING: 26,
+  CANNOT_PARSE_INPUT_ASSERTION_FAILED: 27,
+  ATTEMPT_TO_READ_AFTER_EOF: 32,
+  CANNOT_PARSE_DATE: 38,
+  CANNOT_PARSE_DATETIME: 41,
+  TYPE_MISMATCH: 53,
+  ARGUMENT_OUT_OF_BOUND: 69,
+  CANNOT_CONVERT_TYPE: 70,
+  CANNOT_PARSE_NUMBER: 72,
+  INCORRECT_DATA: 117,
+  TOO_LARGE_STRING_SIZE: 131,
+  SIZES_OF_ARRAYS_DONT_MATCH: 190,
+  DECIMAL_OVERFLOW: 407,
+} as const;
+const DATA_ERROR_CODES: ReadonlySet<number> = new Set(Object.values(DATA_ERRORS));
 
 function isDataError(err: unknown): boolean {
   const code = Number((err as { code?: unknown })?.code);
