@@ -110,9 +110,9 @@ export class ChainFollower {
   private savedAt = Number.NEGATIVE_INFINITY;
   private unsaved = false;
 
-  constructor(private readonly o: FollowerOptions) {
-    const chain = o.contracts.chain;
-    this.state = o.checkpoint.load() ?? {
+  constructor(private readonly deps: FollowerOptions) {
+    const chain = deps.contracts.chain;
+    this.state = deps.checkpoint.load() ?? {
       chainId: chain.chainId,
       next: chain.startBlock,
       tip: [],
@@ -128,25 +128,25 @@ export class ChainFollower {
 
   /** Block 0's hash must be the checkpoint's: the same RPC URL may now serve another chain (a new devnet). */
   private async checkGenesis(): Promise<void> {
-    const chain = this.o.contracts.chain;
+    const chain = this.deps.contracts.chain;
     let g: BlockHeader;
     try {
-      [g] = await this.o.reader.headers(0, 0);
+      [g] = await this.deps.reader.headers(0, 0);
     } catch (e) {
       // A node that answers but has no block 0 (pruned history): follow on unchecked rather than never.
       if (!(e instanceof RpcFault && e.fault === 'RPC_ERROR')) throw e;
-      this.o.log.warn({ err: e.message }, 'no genesis header from the node: chain identity not checked');
+      this.deps.log.warn({ err: e.message }, 'no genesis header from the node: chain identity not checked');
       this.genesisChecked = true;
       return;
     }
     if (this.state.genesis === undefined) {
       this.state.genesis = g.hash;
-      this.o.checkpoint.save(this.state);
+      this.deps.checkpoint.save(this.state);
     } else if (this.state.genesis !== g.hash)
       throw new ChainStopped(
         `chain ${chain.name} (${chain.chainId}) is not the chain its checkpoint was written for: ` +
           `expected genesis hash ${this.state.genesis}, the RPC URL serves genesis ${g.hash}. ` +
-          `Point rpcUrls back at that chain, or start this chain over: delete ${this.o.checkpoint.path} ` +
+          `Point rpcUrls back at that chain, or start this chain over: delete ${this.deps.checkpoint.path} ` +
           'and the data stored from it (the data directory, for the embedded store)',
         'GENESIS_MISMATCH',
       );
@@ -155,7 +155,7 @@ export class ChainFollower {
 
   /** One step: a reorg check, or the next range up to the head. */
   async round(): Promise<RoundResult> {
-    const { reader } = this.o;
+    const { reader } = this.deps;
     if (!this.genesisChecked) await this.checkGenesis();
     this.head = await reader.head();
     const last = this.state.tip.at(-1);
@@ -167,7 +167,7 @@ export class ChainFollower {
         return { blocks: 0, events: 0, retracted: await this.unwind() };
       const before = this.state.lastSnapshotAt;
       await this.maybeSnapshot(undefined);
-      if (this.state.lastSnapshotAt !== before) this.o.checkpoint.save(this.state);
+      if (this.state.lastSnapshotAt !== before) this.deps.checkpoint.save(this.state);
       return { blocks: 0, events: 0, retracted: 0 };
     }
     const from = this.state.next;
@@ -185,7 +185,7 @@ export class ChainFollower {
     const decoded = this.decode(logs);
     await this.readDecimals(decoded, to);
     const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
-    const ctx = { contracts: this.o.contracts, blockTime: (n: number) => timeOf.get(n) as number };
+    const ctx = { contracts: this.deps.contracts, blockTime: (n: number) => timeOf.get(n) as number };
     // On a copy: if publishing fails, the retried range must see the marks as they were.
     const owed = structuredClone(this.state.owed);
     const accrual = await accrue(reader, ctx, decoded, owed, this.baseOf);
@@ -204,8 +204,8 @@ export class ChainFollower {
     const events = [...mapped.emitted, ...accrual.fees].sort(
       (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
     );
-    const chainId = this.o.contracts.chain.chainId;
-    await this.o.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
+    const chainId = this.deps.contracts.chain.chainId;
+    await this.deps.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
     this.extendTip(headers, events);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
@@ -235,7 +235,7 @@ export class ChainFollower {
    * head), both asked for at once: the headers of the blocks the logs answer covers.
    */
   private async readRange(from: number): Promise<RangeRead> {
-    const { reader } = this.o;
+    const { reader } = this.deps;
     const want = Math.min(this.head, from + reader.sizer.size - 1);
     const headersRead = reader.headers(from, want);
     // Awaited below in any case; a failure must not surface as an unhandled rejection meanwhile.
@@ -254,13 +254,13 @@ export class ChainFollower {
    * within the window is checkpointed at once, as every reorg retraction needs.
    */
   private checkpointAfter(to: number): void {
-    const deep = to < this.head - this.o.contracts.chain.reorgWindow;
+    const deep = to < this.head - this.deps.contracts.chain.reorgWindow;
     const now = performance.now();
     if (deep && now - this.savedAt < CHECKPOINT_EVERY_MS) {
       this.unsaved = true;
       return;
     }
-    this.o.checkpoint.save(this.state);
+    this.deps.checkpoint.save(this.state);
     this.savedAt = now;
     this.unsaved = false;
   }
@@ -271,7 +271,7 @@ export class ChainFollower {
     this.ahead = undefined;
     await ahead?.read.catch(() => {});
     if (this.unsaved) {
-      this.o.checkpoint.save(this.state);
+      this.deps.checkpoint.save(this.state);
       this.unsaved = false;
     }
   }
@@ -279,7 +279,7 @@ export class ChainFollower {
   private decode(logs: RawLog[]): DecodedLog[] {
     const out: DecodedLog[] = [];
     for (const log of logs) {
-      const c = this.o.contracts.byAddress.get(log.address.toLowerCase());
+      const c = this.deps.contracts.byAddress.get(log.address.toLowerCase());
       const d = c && decodeLog(c.role, log);
       if (d) out.push(d);
       else this.unpublished.set('undecodable', (this.unpublished.get('undecodable') ?? 0) + 1);
@@ -294,11 +294,11 @@ export class ChainFollower {
       for (const key of ['asset', 'depositAsset', 'feeAsset', 'wantToken'])
         if (typeof d.args[key] === 'string') tokens.add(d.args[key] as string);
     const unknown = [...tokens].filter(
-      (t) => !this.decimals.has(t) && !/^0x0{40}$/.test(t) && !this.o.contracts.byShare.has(t),
+      (t) => !this.decimals.has(t) && !/^0x0{40}$/.test(t) && !this.deps.contracts.byShare.has(t),
     );
     if (!unknown.length) return;
     const data = encodeFunctionData({ abi: erc20Views, functionName: 'decimals' });
-    const answers = await this.o.reader.read(
+    const answers = await this.deps.reader.read(
       unknown.map((t) => ({ target: t as Hex, data })),
       block,
     );
@@ -310,7 +310,7 @@ export class ChainFollower {
   }
 
   private extendTip(headers: BlockHeader[], events: Emitted[]): void {
-    const window = this.o.contracts.chain.reorgWindow;
+    const window = this.deps.contracts.chain.reorgWindow;
     const first = (headers.at(-1) as BlockHeader).number - window + 1;
     const byBlock = new Map<number, Emitted[]>();
     for (const e of events) {
@@ -333,12 +333,12 @@ export class ChainFollower {
    */
   private async unwind(): Promise<number> {
     const tip = this.state.tip;
-    const chain = this.o.contracts.chain;
+    const chain = this.deps.contracts.chain;
     const oldest = tip[0];
     const top = Math.min((tip.at(-1) as TipBlock).number, this.head);
     const canonical = new Map<number, Hex>();
     if (top >= oldest.number)
-      for (const h of await this.o.reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
+      for (const h of await this.deps.reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
     let keep = tip.length;
     while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
     // With the whole history in the window (it starts at the start block), there is no older record to miss.
@@ -359,13 +359,13 @@ export class ChainFollower {
       ...[...b.events].reverse().map(retraction),
       blockEmitted(chain.chainId, b, true),
     ]);
-    await this.o.publish(retractions);
+    await this.deps.publish(retractions);
     for (const [acc, mark] of Object.entries(this.state.owed))
       if (mark.block >= this.state.next) delete this.state.owed[acc];
     for (const [vault, mark] of Object.entries(this.state.depositFees ?? {}))
       if (mark.block >= this.state.next) delete this.state.depositFees?.[vault];
-    this.o.checkpoint.save(this.state);
-    this.o.log.warn(
+    this.deps.checkpoint.save(this.state);
+    this.deps.log.warn(
       {
         chainId: chain.chainId,
         orphaned: orphaned.length,
@@ -388,8 +388,8 @@ export class ChainFollower {
   }
 
   private async maybeSnapshot(at: BlockHeader | undefined): Promise<void> {
-    const now = this.o.clock();
-    if (now - this.state.lastSnapshotAt < this.o.snapshotIntervalSeconds * 1000) return;
+    const now = this.deps.clock();
+    if (now - this.state.lastSnapshotAt < this.deps.snapshotIntervalSeconds * 1000) return;
     const block = at ?? this.state.tip.at(-1);
     if (!block) return;
     this.state.lastSnapshotAt = now;
@@ -398,13 +398,13 @@ export class ChainFollower {
 
   private async snapshot(at: BlockHeader): Promise<void> {
     try {
-      const records = await takeSnapshot(this.o.reader, this.o.contracts, at);
-      await this.o.publish(records);
+      const records = await takeSnapshot(this.deps.reader, this.deps.contracts, at);
+      await this.deps.publish(records);
       // READ rates carry the block's identity: keep them with the block so a reorg retracts them too.
       const tipBlock = this.state.tip.find((b) => b.hash === at.hash);
       if (tipBlock) tipBlock.events.push(...records.filter((r) => r.family === 'rates'));
     } catch (e) {
-      this.o.onSnapshotError(e);
+      this.deps.onSnapshotError(e);
     }
   }
 }

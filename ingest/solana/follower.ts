@@ -73,16 +73,16 @@ export class Follower {
   /** The mint's token program, looked up once per process. */
   private program: string | undefined;
 
-  constructor(private readonly d: FollowerDeps) {
-    const saved = d.checkpoint.load();
+  constructor(private readonly deps: FollowerDeps) {
+    const saved = deps.checkpoint.load();
     // A checkpoint of another mint (the registry changed) is not ours to resume.
-    this.cp = saved?.mint === d.mint ? saved : undefined;
+    this.cp = saved?.mint === deps.mint ? saved : undefined;
   }
 
   progress(): FollowerProgress {
     return {
-      vault: this.d.vault,
-      mint: this.d.mint,
+      vault: this.deps.vault,
+      mint: this.deps.mint,
       phase: this.cp?.phase ?? 'starting',
       slot: this.cp?.slot ?? 0,
       transfers: this.transfers,
@@ -94,33 +94,33 @@ export class Follower {
     if (!this.cp) this.save(await this.readOpening());
     const cp = this.cp as FollowerCheckpoint;
     if (cp.phase === 'opening') {
-      await this.d.publish('transfers', cp.opening ?? []);
+      await this.deps.publish('transfers', cp.opening ?? []);
       this.transfers += cp.opening?.length ?? 0;
       this.save({
         mint: cp.mint,
         phase: 'following',
         slot: cp.slot,
         ledger: applyTransfers({}, cp.opening ?? []),
-        reconciledAt: this.d.clock(),
+        reconciledAt: this.deps.clock(),
       });
       return;
     }
     if (cp.corrections) return this.publishCorrections(cp.corrections);
     if (this.reconcileDue()) return this.reconcile();
-    const head = await this.d.rpc.call<number>('getSlot', [{ commitment: this.d.settings.commitment }]);
+    const head = await this.deps.rpc.call<number>('getSlot', [{ commitment: this.deps.settings.commitment }]);
     const caughtUp = await this.followTransactions(await this.newSignatures());
     if (caughtUp) await this.publishWatermark(head);
   }
 
   private save(cp: FollowerCheckpoint): void {
-    this.d.checkpoint.save(cp);
+    this.deps.checkpoint.save(cp);
     this.cp = cp;
   }
 
   private async readAccounts(minContextSlot?: number) {
-    this.program ??= await mintProgram(this.d.rpc, this.d.mint, this.d.settings.commitment);
-    return readMintAccounts(this.d.rpc, this.d.mint, this.program, {
-      commitment: this.d.settings.commitment,
+    this.program ??= await mintProgram(this.deps.rpc, this.deps.mint, this.deps.settings.commitment);
+    return readMintAccounts(this.deps.rpc, this.deps.mint, this.program, {
+      commitment: this.deps.settings.commitment,
       minContextSlot,
     });
   }
@@ -129,17 +129,17 @@ export class Follower {
     const { slot, accounts } = await this.readAccounts();
     const time = await this.blockTime(slot);
     return {
-      mint: this.d.mint,
+      mint: this.deps.mint,
       phase: 'opening',
       slot,
-      opening: openingTransfers(accounts, this.d.mint, this.d.vault, slot, time),
+      opening: openingTransfers(accounts, this.deps.mint, this.deps.vault, slot, time),
     };
   }
 
   private reconcileDue(): boolean {
     const cp = this.cp as FollowerCheckpoint;
-    const every = this.d.settings.reconcileIntervalMs;
-    return every > 0 && cp.ledger !== undefined && this.d.clock() - (cp.reconciledAt ?? 0) >= every;
+    const every = this.deps.settings.reconcileIntervalMs;
+    return every > 0 && cp.ledger !== undefined && this.deps.clock() - (cp.reconciledAt ?? 0) >= every;
   }
 
   /**
@@ -155,8 +155,8 @@ export class Follower {
     if (!(await this.followTransactions(upToRead))) return;
     const cp = this.cp as FollowerCheckpoint;
     const corrections = correctionTransfers(cp.ledger ?? {}, ownerBalances(read.accounts), {
-      mint: this.d.mint,
-      vault: this.d.vault,
+      mint: this.deps.mint,
+      vault: this.deps.vault,
       slot: read.slot,
       time: await this.blockTime(read.slot),
     });
@@ -165,14 +165,14 @@ export class Follower {
       // Everything up to R is now published (the signatures up to R, then the corrections).
       slot: Math.max(cp.slot, read.slot),
       ledger: applyTransfers(cp.ledger ?? {}, corrections),
-      reconciledAt: this.d.clock(),
+      reconciledAt: this.deps.clock(),
       ...(corrections.length ? { corrections } : {}),
     });
     if (corrections.length) await this.publishCorrections(corrections);
   }
 
   private async publishCorrections(corrections: TransferRecord[]): Promise<void> {
-    await this.d.publish('transfers', corrections);
+    await this.deps.publish('transfers', corrections);
     this.transfers += corrections.length;
     const { corrections: _published, ...rest } = this.cp as FollowerCheckpoint;
     this.save(rest);
@@ -180,21 +180,21 @@ export class Follower {
 
   private async blockTime(slot: number): Promise<number> {
     try {
-      const t = await this.d.rpc.call<number | null>('getBlockTime', [slot]);
+      const t = await this.deps.rpc.call<number | null>('getBlockTime', [slot]);
       if (t !== null) return t;
     } catch (e) {
       if (!NO_BLOCK.has(Number((e as { details?: { rpcCode?: number } }).details?.rpcCode))) throw e;
     }
-    return Math.floor(this.d.clock() / 1000);
+    return Math.floor(this.deps.clock() / 1000);
   }
 
   /** Successful and failed signatures after the checkpoint, oldest first. */
   private async newSignatures(): Promise<SignatureInfo[]> {
     const cp = this.cp as FollowerCheckpoint;
-    const found = await signaturesSince(this.d.rpc, this.d.mint, {
+    const found = await signaturesSince(this.deps.rpc, this.deps.mint, {
       until: cp.signature,
-      commitment: this.d.settings.commitment,
-      limit: this.d.settings.pageLimit,
+      commitment: this.deps.settings.commitment,
+      limit: this.deps.settings.pageLimit,
       // Right after the opening read there is no signature yet: its slot is the bound.
       stop: cp.signature ? undefined : (s) => s.slot <= cp.slot,
     });
@@ -207,17 +207,22 @@ export class Follower {
       const cp = this.cp as FollowerCheckpoint;
       let ledger = cp.ledger;
       if (!s.err) {
-        const tx = await this.d.rpc.call<ParsedTransaction | null>('getTransaction', [
+        const tx = await this.deps.rpc.call<ParsedTransaction | null>('getTransaction', [
           s.signature,
           {
-            commitment: this.d.settings.commitment,
+            commitment: this.deps.settings.commitment,
             encoding: 'jsonParsed',
             maxSupportedTransactionVersion: 0,
           },
         ]);
         if (!tx) return false;
-        const records = transactionTransfers(tx, this.d.mint, this.d.vault, s.blockTime ?? this.nowSeconds());
-        await this.d.publish('transfers', records);
+        const records = transactionTransfers(
+          tx,
+          this.deps.mint,
+          this.deps.vault,
+          s.blockTime ?? this.nowSeconds(),
+        );
+        await this.deps.publish('transfers', records);
         this.transfers += records.length;
         ledger = ledger && applyTransfers(ledger, records);
       }
@@ -231,10 +236,10 @@ export class Follower {
   private async publishWatermark(head: number): Promise<void> {
     let block: BlockHeader;
     try {
-      block = await this.d.rpc.call<BlockHeader>('getBlock', [
+      block = await this.deps.rpc.call<BlockHeader>('getBlock', [
         head,
         {
-          commitment: this.d.settings.commitment,
+          commitment: this.deps.settings.commitment,
           transactionDetails: 'none',
           rewards: false,
           maxSupportedTransactionVersion: 0,
@@ -254,10 +259,10 @@ export class Follower {
       blockTimestamp: block.blockTime ?? this.nowSeconds(),
       removed: false,
     };
-    await this.d.publish('blocks', [rec]);
+    await this.deps.publish('blocks', [rec]);
   }
 
   private nowSeconds(): number {
-    return Math.floor(this.d.clock() / 1000);
+    return Math.floor(this.deps.clock() / 1000);
   }
 }
