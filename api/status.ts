@@ -5,7 +5,8 @@ import type { Store } from '../store/client.ts';
 export interface PipelineStatus {
   store: { kind: string; database: string; migrations: string[] };
   chains: { chainId: number; blockNumber: number; blockTime: string; lagSeconds: number }[];
-  consumer: { groupId: string; lag: Record<string, number> } | null;
+  /** `lag` per topic, in `lagUnit`: Kafka counts messages, the in-process log bytes. */
+  consumer: { groupId: string; lag: Record<string, number>; lagUnit: 'messages' | 'bytes' } | null;
   rows: Record<string, number>;
 }
 
@@ -42,6 +43,7 @@ export async function pipelineStatus(
     consumer = {
       groupId: bus.groupId,
       lag: Object.fromEntries(Object.entries(lag).map(([t, parts]) => [t, parts.reduce((a, b) => a + b, 0)])),
+      lagUnit: bus.bus.lagUnit,
     };
   }
   return { store: { kind: store.kind, database: db, migrations }, chains, consumer, rows };

@@ -88,6 +88,7 @@ export interface InProcessBusOptions {
 export class InProcessBus implements Bus {
   readonly kind = 'inprocess' as const;
   readonly partitions: number;
+  readonly lagUnit = 'bytes' as const;
   readonly concurrency: number;
   private readonly dir: string;
   private readonly log: Logger;

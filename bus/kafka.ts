@@ -76,6 +76,7 @@ function chunkBySize(messages: BusMessage[], maxBytes: number): BusMessage[][] {
 export class KafkaBus implements Bus {
   readonly kind = 'kafka' as const;
   readonly partitions: number;
+  readonly lagUnit = 'messages' as const;
   private readonly kafka: KafkaClient;
   private readonly producer: Producer;
   private readonly admin: Admin;

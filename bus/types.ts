@@ -54,11 +54,13 @@ export interface Bus {
   readonly kind: 'kafka' | 'inprocess';
   /** Partitions per topic. */
   readonly partitions: number;
+  /** What `lag` counts: Kafka offsets are messages; the in-process log's offsets are bytes. */
+  readonly lagUnit: 'messages' | 'bytes';
   connect(): Promise<void>;
   /** Durable once resolved (Kafka: acks=-1; in-process: fsync'd to the log file). */
   publish(topic: string, messages: BusMessage[]): Promise<void>;
   subscribe(opts: SubscribeOptions): Promise<Subscription>;
-  /** Messages per partition (end offset minus committed offset) for a group, for `/status`. */
+  /** Per partition, end offset minus committed offset for a group (in `lagUnit`), for `/status`. */
   lag(groupId: string, topics: string[]): Promise<Record<string, number[]>>;
   close(): Promise<void>;
 }

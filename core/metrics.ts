@@ -24,7 +24,13 @@ export const deadLetters = new Counter({
 });
 export const consumerLag = new Gauge({
   name: 'vaultstream_consumer_lag_messages',
-  help: 'Messages (Kafka) or bytes (in-process bus) behind the partition end after the last batch',
+  help: 'Messages behind the partition end after the last batch (Kafka bus)',
+  labelNames: ['topic', 'partition'] as const,
+  registers: [registry],
+});
+export const consumerLagBytes = new Gauge({
+  name: 'vaultstream_consumer_lag_bytes',
+  help: 'Bytes of log behind the partition end after the last batch (in-process bus: its offsets are byte positions)',
   labelNames: ['topic', 'partition'] as const,
   registers: [registry],
 });

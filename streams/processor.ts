@@ -248,7 +248,8 @@ export class StreamProcessor extends EventEmitter {
         'records sent to the dead-letter topic',
       );
     }
-    metrics.consumerLag.set({ topic: family, partition: String(batch.partition) }, batch.lag);
+    const lagGauge = this.deps.bus.lagUnit === 'bytes' ? metrics.consumerLagBytes : metrics.consumerLag;
+    lagGauge.set({ topic: family, partition: String(batch.partition) }, batch.lag);
     timer();
     this.dataVersion++;
     this.emit('landed', { family, rows, dataVersion: this.dataVersion });

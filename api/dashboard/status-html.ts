@@ -89,7 +89,7 @@ function consumerRows(body: StatusBody): string {
   return entries
     .map(
       ([topic, n]) =>
-        `<tr data-topic="${esc(topic)}"><th scope="row">${esc(topic)}</th><td class="num">${int(n)} records</td><td class="lagbar">${n > 0 ? bar(n, max, `${topic} lag`) : '<span class="ok">caught up</span>'}</td></tr>`,
+        `<tr data-topic="${esc(topic)}"><th scope="row">${esc(topic)}</th><td class="num">${int(n)} ${body.consumer?.lagUnit === 'bytes' ? 'bytes' : 'records'}</td><td class="lagbar">${n > 0 ? bar(n, max, `${topic} lag`) : '<span class="ok">caught up</span>'}</td></tr>`,
     )
     .join('\n');
 }
