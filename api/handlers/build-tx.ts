@@ -1,5 +1,5 @@
 /**
- * POST /v1/auto-claim/build-tx (DESIGN section 8, row build-tx): the transaction
+ * POST /v1/auto-claim/build-tx (docs/architecture.md, Endpoint semantics, build-tx): the transaction
  * that enables or disables the chain's redeem operator for a user on the chain's
  * ERC-7540 operator registry. Reads `isOperator(user, operator)` first: if the
  * registry already holds the wanted state there is nothing to sign. Otherwise one

@@ -1,5 +1,5 @@
 /**
- * The API's error contract (DESIGN section 7): every error is JSON
+ * The API's error contract (docs/architecture.md, API contract): every error is JSON
  * `{ error, code, details? }` with a code from a closed list, so clients switch on
  * `code`. GET /token-holders needs `{ error: string }` on 500: this body is a
  * superset of it. Bad input never becomes a 5xx, and no body carries a stack trace.

@@ -1,5 +1,5 @@
 /**
- * Input schemas of every endpoint (the spec's parameter tables, DESIGN section 8)
+ * Input schemas of every endpoint (the spec's parameter tables, docs/architecture.md, Endpoint semantics)
  * and the helpers that apply them to a request. The OpenAPI document is generated
  * from these same schemas, so a rule written here is a rule documented there.
  */
@@ -73,7 +73,7 @@ const vaultFilterShape = {
   }),
 };
 
-/** The CMS statuses selected by `status` / `live` (DESIGN section 8: `status` wins; default active). */
+/** The CMS statuses selected by `status` / `live` (docs/architecture.md, Endpoint semantics: `status` wins; default active). */
 export function selectedStatuses(q: { status?: VaultStatus | 'all'; live?: boolean }): VaultStatus[] {
   if (q.status === 'all') return [...VAULT_STATUSES];
   if (q.status) return [q.status];

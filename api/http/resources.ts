@@ -1,6 +1,6 @@
 /**
  * The spec's resources as zod schemas (shared sub-objects, vaults, holders,
- * activity, the error body), with the units and formulas of DESIGN section 8 in
+ * activity, the error body), with the units and formulas of docs/architecture.md, Units and formulas in
  * their descriptions. Each is a named component of the OpenAPI document.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * Response schemas of every endpoint, exactly as the spec shapes them, with the
- * units and formulas of DESIGN section 8 in their descriptions. They feed the
+ * units and formulas of docs/architecture.md, Units and formulas in their descriptions. They feed the
  * OpenAPI document and let tests check a response's shape (`schema.parse(body)`).
  */
 import { z } from 'zod';
