@@ -48,13 +48,20 @@ const VIEWS = [
 
 function run(cmd: string, args: string[], env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'inherit' });
+    const p = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: 'inherit',
+    });
     p.on('error', reject);
     p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
 }
 
-async function prepare(events: string | undefined, dataDir: string | undefined): Promise<{ dir: string; temp?: string }> {
+async function prepare(
+  events: string | undefined,
+  dataDir: string | undefined,
+): Promise<{ dir: string; temp?: string }> {
   if (dataDir) return { dir: dataDir };
   const temp = mkdtempSync(join(tmpdir(), 'vs-bench-views-'));
   const dir = join(temp, 'data');
@@ -64,7 +71,11 @@ async function prepare(events: string | undefined, dataDir: string | undefined):
     await run(process.execPath, [cli, 'replay', events], env);
     await run(process.execPath, [cli, 'streams', '--until-drained'], env);
   } else {
-    await run(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'api.ts'), 'generate', dir, '3', '1000'], env);
+    await run(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bench', 'api.ts'), 'generate', dir, '3', '1000'],
+      env,
+    );
   }
   return { dir, temp };
 }
@@ -111,11 +122,16 @@ try {
   await migrate(store, { database: db, cluster: '' });
   const vaults = await loadRegistry(store);
   const results: Record<string, Timing> = {};
-  results.loadContexts = await time(runs, async () => (await loadContexts(store, vaults, nowMs)).contexts.length);
+  results.loadContexts = await time(
+    runs,
+    async () => (await loadContexts(store, vaults, nowMs)).contexts.length,
+  );
   for (const v of views)
     results[v] = await time(runs, async () => (await store.query(`SELECT * FROM ${db}.${v}`)).length);
   const width = Math.max(...Object.keys(results).map((k) => k.length));
-  console.log(`${'what'.padEnd(width)}  min ms  median ms  max ms  rows   (${runs} runs, load ${loadavg()[0].toFixed(2)})`);
+  console.log(
+    `${'what'.padEnd(width)}  min ms  median ms  max ms  rows   (${runs} runs, load ${loadavg()[0].toFixed(2)})`,
+  );
   for (const [k, t] of Object.entries(results))
     console.log(
       `${k.padEnd(width)}  ${String(t.min).padStart(6)}  ${String(t.median).padStart(9)}  ${String(t.max).padStart(6)}  ${t.rows}`,

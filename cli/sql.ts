@@ -80,7 +80,11 @@ export function sqlAddressFile(dataDir: string): string {
  * Serves the ClickHouse-compatible SQL interface when the store is embedded (a ClickHouse
  * server has its own), records its address under the data directory, and returns its stop.
  */
-export async function serveSql(cfg: Config, store: Store, log: Logger): Promise<(() => Promise<void>) | undefined> {
+export async function serveSql(
+  cfg: Config,
+  store: Store,
+  log: Logger,
+): Promise<(() => Promise<void>) | undefined> {
   if (store.kind !== 'chdb' || !cfg.sql.http.enabled) return undefined;
   let sql: SqlHttp;
   try {
@@ -108,10 +112,18 @@ export async function serveSql(cfg: Config, store: Store, log: Logger): Promise<
  * `vaultstream sql` while another process owns the data directory: the query goes through that
  * process's SQL interface, printed in the same formats.
  */
-export async function runSqlRemote(cfg: Config, owner: number, query: string, opts: SqlOptions): Promise<string | Buffer> {
+export async function runSqlRemote(
+  cfg: Config,
+  owner: number,
+  query: string,
+  opts: SqlOptions,
+): Promise<string | Buffer> {
   let url: string | undefined;
   try {
-    const rec = JSON.parse(readFileSync(sqlAddressFile(cfg.dataDir), 'utf8')) as { url?: string; pid?: number };
+    const rec = JSON.parse(readFileSync(sqlAddressFile(cfg.dataDir), 'utf8')) as {
+      url?: string;
+      pid?: number;
+    };
     if (rec.pid === owner) url = rec.url;
   } catch {}
   if (!url)
@@ -130,9 +142,13 @@ export async function runSqlRemote(cfg: Config, owner: number, query: string, op
     body: query,
     headers: { 'X-ClickHouse-User': user.name, 'X-ClickHouse-Key': user.password },
   }).catch((err: unknown) => {
-    throw new VaultstreamError('STORE_UNAVAILABLE', `cannot reach the SQL interface at ${url}: ${errorMessage(err)}`, {
-      cause: err,
-    });
+    throw new VaultstreamError(
+      'STORE_UNAVAILABLE',
+      `cannot reach the SQL interface at ${url}: ${errorMessage(err)}`,
+      {
+        cause: err,
+      },
+    );
   });
   const body = Buffer.from(await res.arrayBuffer());
   if (!res.ok) {

@@ -285,7 +285,8 @@ export function sqlError(err: unknown): unknown {
     .replace(/^Query failed: /, '')
     .replace(/^Code: \d+\. DB::Exception: /, '')
     .split('\n')[0];
-  const kind = code === 159 ? 'TIMEOUT' : code === 164 ? 'READ_ONLY' : code === 62 ? 'SQL_SYNTAX' : 'BAD_INPUT';
+  const kind =
+    code === 159 ? 'TIMEOUT' : code === 164 ? 'READ_ONLY' : code === 62 ? 'SQL_SYNTAX' : 'BAD_INPUT';
   return new VaultstreamError(kind, `${USER_SQL_CODES[code]}: ${message}`, {
     cause: err,
     details: { clickhouseCode: code, clickhouseName: USER_SQL_CODES[code] },

@@ -45,7 +45,10 @@ describe('SQL while `vaultstream start` runs', () => {
     try {
       const n = await vi.waitFor(
         async () => {
-          const rs = await client.query({ query: 'SELECT count() AS n FROM registry_raw', format: 'JSONEachRow' });
+          const rs = await client.query({
+            query: 'SELECT count() AS n FROM registry_raw',
+            format: 'JSONEachRow',
+          });
           const [row] = (await rs.json()) as { n: string }[];
           if (row.n !== '3') throw new Error(`registry rows: ${row.n}`);
           return row.n;
@@ -61,9 +64,14 @@ describe('SQL while `vaultstream start` runs', () => {
     const example = /```js\n(\/\/ node --input-type=module[^`]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
     const script = example!.replaceAll('http://127.0.0.1:8123', url);
-    const ran = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    const ran = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+    });
     expect(ran.stdout).toContain('(index)');
-    const cli = await runCli(['sql', 'SELECT count() AS n FROM vaultstream.registry_raw', '--format', 'csv'], env);
+    const cli = await runCli(
+      ['sql', 'SELECT count() AS n FROM vaultstream.registry_raw', '--format', 'csv'],
+      env,
+    );
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toBe('n\n3\n');
     const write = await runCli(['sql', 'DROP TABLE vaultstream.registry_raw'], env);
@@ -74,7 +82,10 @@ describe('SQL while `vaultstream start` runs', () => {
     const forced = await runCli(['sql', '--write', 'DROP TABLE vaultstream.registry_raw'], env);
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(/READ_ONLY: --write needs the data directory, which process \d+ holds/);
-    const still = await runCli(['sql', 'SELECT count() AS n FROM vaultstream.registry_raw', '--format', 'csv'], env);
+    const still = await runCli(
+      ['sql', 'SELECT count() AS n FROM vaultstream.registry_raw', '--format', 'csv'],
+      env,
+    );
     expect(still.stdout).toBe('n\n3\n');
   });
 });

@@ -26,7 +26,7 @@ let url = '';
 
 beforeAll(async () => {
   writeFileSync(victim, 'secret-content\n');
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     hits++;
     res.end('1\n');
   });

@@ -59,7 +59,9 @@ describe('vaultstream start (embedded)', () => {
     expect(status.consumer.lag['vaultstream.registry']).toBe(0);
     // The in-process log's offsets are byte positions: its lag is in bytes, and says so.
     expect(status.consumer.lagUnit).toBe('bytes');
-    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/vaultstream_consumer_lag_bytes\{topic="registry",partition="\d+"\} 0/);
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(
+      /vaultstream_consumer_lag_bytes\{topic="registry",partition="\d+"\} 0/,
+    );
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/vaultstream_rows_inserted_total\{table="registry_raw"\} 3/);
     const doc = await (await fetch(`${url}/v1/openapi.json`)).json();
