@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { encodeFunctionData, type Hex, keccak256, parseAbi, toHex } from 'viem';
 import { anvilAccount, startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
+import { Rng } from '../devnet/sim/rng.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,18 +62,6 @@ contract BatchEmitter {
 `;
 const EMIT_ABI = parseAbi(['function emitBatch(bytes packed)']);
 
-/** mulberry32: a small seeded PRNG, so every run writes the same chain. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Move {
   from: string;
   to: string;
@@ -81,7 +70,9 @@ interface Move {
 
 /** The seeded transfers and the holder count they leave (distinct addresses with a positive balance). */
 function plan(): { moves: Move[]; holders: number } {
-  const rand = prng(Number(values.seed));
+  // mulberry32 (the devnet simulator's Rng): every run writes the same chain.
+  const rng = new Rng(Number(values.seed));
+  const rand = () => rng.next();
   const pick = (n: number) => Math.floor(rand() * n);
   const holders = Array.from({ length: holderCount }, (_, i) =>
     keccak256(toHex(`bench-holder-${values.seed}-${i}`)).slice(0, 42),

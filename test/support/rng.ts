@@ -1,11 +1,7 @@
-/** mulberry32: a small seeded PRNG returning floats in [0, 1), for reproducible test data. */
+import { Rng } from '../../devnet/sim/rng.ts';
+
+/** mulberry32 (the devnet simulator's `Rng`): a seeded PRNG returning floats in [0, 1), for reproducible test data. */
 export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
+  return () => rng.next();
 }
