@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, type Hex, http } from 'viem';
@@ -25,12 +26,38 @@ import {
 
 let node: AnvilNode;
 let emitter: Hex;
+/**
+ * A JSON-RPC proxy that answers 20 ms late: the first ingester reads through it, so the kill
+ * lands mid-backfill however fast the ingester is (unthrottled, it can finish the whole chain
+ * before the test sees its first checkpoint).
+ */
+let slow: Server;
+let slowUrl = '';
 const root = mkdtempSync(join(tmpdir(), 'vs-evm-restart-'));
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   node = await startAnvil({ chainId: 31337 });
   emitter = await deployEmitter(node.rpcUrl);
+  slow = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      setTimeout(() => {
+        fetch(node.rpcUrl, {
+          method: 'POST',
+          body: Buffer.concat(chunks),
+          headers: { 'content-type': 'application/json' },
+        })
+          .then(async (r) =>
+            res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()),
+          )
+          .catch(() => res.destroy());
+      }, 20);
+    });
+  });
+  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+  slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
   for (let i = 0; i < 30; i++) {
     await emitTransfers(node.rpcUrl, emitter, addr(0), addr(0xa11ce + (i % 3)), BigInt(1000 * i + 1), 5);
     await anvilRpc(node.rpcUrl, 'anvil_mine', ['0x40']);
@@ -38,6 +65,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
+  slow?.closeAllConnections();
+  await new Promise((r) => (slow ? slow.close(r) : r(undefined)));
   await node?.stop();
   rmSync(root, { recursive: true, force: true });
 });
@@ -68,16 +97,14 @@ describe('EVM ingest killed mid-backfill', () => {
     const pub = createPublicClient({ transport: http(node.rpcUrl) });
     const head = Number(await pub.getBlockNumber());
     const dataDir = join(root, 'data');
-    const configFile = join(root, 'config.json');
-    writeFileSync(
-      configFile,
+    const config = (rpcUrl: string) =>
       JSON.stringify({
         dataDir,
         chains: [
           {
             chainId: 31337,
             name: 'local',
-            rpcUrls: [node.rpcUrl],
+            rpcUrls: [rpcUrl],
             confirmations: 2,
             pollIntervalMs: 50,
             maxBlockRange: 16,
@@ -94,10 +121,13 @@ describe('EVM ingest killed mid-backfill', () => {
             chainIds: [31337],
           },
         ],
-      }),
-    );
+      });
+    const slowConfig = join(root, 'config-slow.json');
+    const configFile = join(root, 'config.json');
+    writeFileSync(slowConfig, config(slowUrl));
+    writeFileSync(configFile, config(node.rpcUrl));
     const busDir = join(dataDir, 'bus');
-    const first = runChild(configFile, busDir);
+    const first = runChild(slowConfig, busDir);
     await until(() => checkpointNext(dataDir) > head / 3, 60_000, 'a third of the backfill');
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
