@@ -130,12 +130,15 @@ export function startProgress(opts: ProgressOptions): ProgressDisplay {
       // Log lines printed above the bars overwrite them: draw every bar on every frame.
       forceRedraw: true,
     });
-    routeTtyLogs((line) => multibar?.log(line));
+    // A line printed where a longer bar was drawn would keep the bar's tail ("... ETA ?"):
+    // erase each line before writing it.
+    const above = (text: string) => multibar?.log(text.replace(/^(?=.)/gm, '\x1b[2K'));
+    routeTtyLogs(above);
     // Command output on the same terminal (the API's URLs) goes above the bars too.
     if (process.stdout.isTTY && process.stdout !== stream) {
       const write = process.stdout.write;
       process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-        multibar?.log(String(chunk));
+        above(String(chunk));
         const cb = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
         cb?.();
         return true;
