@@ -67,7 +67,15 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     return formatRows(rows, opts.format);
   } catch (err) {
-    throw sqlError(err);
+    const e = sqlError(err);
+    // An empty data directory has no database yet: say where the store was looked for.
+    if (e instanceof VaultstreamError && e.details?.clickhouseCode === 81 && store.kind === 'chdb')
+      throw new VaultstreamError(
+        'STORE_UNAVAILABLE',
+        `${e.message}; the store in this data directory is empty: run vaultstream start with it first, or point VAULTSTREAM_DATA_DIR (dataDir) at the one the service uses`,
+        { cause: e, details: e.details },
+      );
+    throw e;
   }
 }
 

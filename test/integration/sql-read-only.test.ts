@@ -270,5 +270,12 @@ describe('vaultstream sql, as an operator runs it', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READ_ONLY: file() reaches outside the database');
     expect(bad.stdout).not.toContain('root:');
+    const empty = await runCli(['sql', 'SELECT * FROM vaultstream.vault_registry'], {
+      VAULTSTREAM_DATA_DIR: join(dir, 'empty'),
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(
+      /^vaultstream: STORE_UNAVAILABLE: UNKNOWN_DATABASE: .*the store in this data directory is empty: run vaultstream start with it first/,
+    );
   });
 });
