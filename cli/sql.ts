@@ -14,20 +14,12 @@ import type { Store } from '../store/client.ts';
 import {
   checkReadOnly,
   DEFAULT_QUERY_LIMITS,
-  type Lines,
   limitedSql,
   type QueryLimits,
   sqlError,
+  storeLines,
 } from '../store/read-only.ts';
 import { type Format, formatRows } from './output.ts';
-
-/** One string column's values, for the read-only checks. */
-export function storeLines(store: Store, background = false): Lines {
-  return async (sql) => {
-    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background })).bytes.toString('utf8');
-    return text === '' ? [] : text.replace(/\n$/, '').split('\n');
-  };
-}
 
 export interface SqlOptions {
   format: Format;

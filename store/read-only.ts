@@ -22,6 +22,7 @@
  *    the engine deems unsafe) and the time, result and memory caps, appended by the server.
  */
 import { VaultstreamError } from '../core/errors.ts';
+import type { Store } from './client.ts';
 import { literal } from './tsv.ts';
 
 /** Caps on one read-only query. */
@@ -55,6 +56,14 @@ export interface CheckedQuery {
 
 /** Runs a query on the store and returns one string column's values, row by row. */
 export type Lines = (sql: string) => Promise<string[]>;
+
+/** `Lines` over the store (`background`: behind every waiting service query, as analysts' SQL runs). */
+export function storeLines(store: Store, background = false): Lines {
+  return async (sql) => {
+    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background })).bytes.toString('utf8');
+    return text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  };
+}
 
 /** Statements that only read. */
 const READ_ROOTS =

@@ -9,11 +9,17 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSql, storeLines } from '../../cli/sql.ts';
+import { runSql } from '../../cli/sql.ts';
 import { parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
 import { createStore, type Store } from '../../store/client.ts';
-import { checkReadOnly, DEFAULT_QUERY_LIMITS, limitedSql, sqlWords } from '../../store/read-only.ts';
+import {
+  checkReadOnly,
+  DEFAULT_QUERY_LIMITS,
+  limitedSql,
+  sqlWords,
+  storeLines,
+} from '../../store/read-only.ts';
 import { runCli } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-'));
