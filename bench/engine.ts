@@ -8,8 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createStore } from '../cli/wiring.ts';
 import { parseConfig } from '../core/config.ts';
-import { createStore } from '../core/context.ts';
 import { toTsvBuffer } from '../store/tsv.ts';
 import { type Row, toRow } from '../streams/rows.ts';
 import { migrate } from '../views/migrate.ts';

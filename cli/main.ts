@@ -6,10 +6,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Config } from '../core/config.ts';
-import type { Store } from '../core/context.ts';
 import { describeError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
+import type { Store } from '../store/client.ts';
 import type { Format } from './output.ts';
 import type { Role } from './roles.ts';
 
@@ -55,7 +55,7 @@ function portSettings(cfg: Config | undefined): Record<number, string> {
 /** Runs `fn` with the configured store, holding the embedded data directory meanwhile. */
 async function withStore<T>(cfg: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const { claimDataDir } = await import('./roles.ts');
-  const { createStore } = await import('../core/context.ts');
+  const { createStore } = await import('./wiring.ts');
   const release = cfg.store.url ? () => {} : claimDataDir(cfg);
   const store = await createStore(cfg);
   try {
@@ -161,7 +161,7 @@ program
       { StreamProcessor },
       { claimDataDir },
     ] = await Promise.all([
-      import('../core/context.ts'),
+      import('./wiring.ts'),
       import('../ingest/replay.ts'),
       import('../views/migrate.ts'),
       import('../streams/processor.ts'),
@@ -224,7 +224,7 @@ program
     const cfg = await config();
     const log = await logger(cfg);
     const [{ createBus, createCodec }, { StreamProcessor }, { pipelineStatus }] = await Promise.all([
-      import('../core/context.ts'),
+      import('./wiring.ts'),
       import('../streams/processor.ts'),
       import('../api/status.ts'),
     ]);

@@ -8,7 +8,6 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { ChainPhase } from '../api/readiness.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
-import { createBus, createCodec, createStore } from '../core/context.ts';
 import { VaultstreamError } from '../core/errors.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
@@ -18,6 +17,7 @@ import type { startMintFlowTracker } from '../ingest/mintflow/index.ts';
 import type { Store } from '../store/client.ts';
 import type { StreamProcessor } from '../streams/processor.ts';
 import type { ProgressDisplay } from './progress.ts';
+import { createBus, createCodec, createStore } from './wiring.ts';
 
 // The devnet, the ingesters (viem, @solana/*), the consumers, the API and the chDB migrations load
 // in the roles that run them (`await import()`): `vaultstream sql` loads this file for claimDataDir.

@@ -212,7 +212,7 @@ export class EventCodec {
   }
 }
 
-/** The same codec from the two settings it depends on (core/context.ts createCodec; the batch encoder's threads build theirs so). */
+/** The same codec from the two settings it depends on (cli/wiring.ts createCodec; the batch encoder's threads build theirs so). */
 export function codecFor(setup: { schemaRegistryUrl?: string; topicPrefix: string }): EventCodec {
   const registry = setup.schemaRegistryUrl ? new SchemaRegistryClient(setup.schemaRegistryUrl) : undefined;
   return new EventCodec(registry, (family) => `${setup.topicPrefix}${family}-value`);

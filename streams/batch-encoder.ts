@@ -245,7 +245,7 @@ export type WorkerReply =
   | { id: number; ok: true; result: Prepared | Encoded }
   | { id: number; ok: false; error: string };
 
-/** What a worker needs to build the same codec as the processor's (core/context.ts createCodec). */
+/** What a worker needs to build the same codec as the processor's (cli/wiring.ts createCodec). */
 export interface WorkerSetup {
   schemaRegistryUrl?: string;
   topicPrefix: string;

@@ -1,14 +1,16 @@
 /**
- * Builds the parts every role needs from the validated config: the bus (Kafka or
- * in-process), the codec (with a schema registry when configured) and the store.
+ * The composition root: builds the parts every role needs from the validated config, the
+ * bus (Kafka or in-process), the codec (with a schema registry when configured) and the
+ * store. It sits at the top, beside the command, because it knows every implementation;
+ * `core/` below it imports nothing of bus, schemas or store (test/unit/layers.test.ts).
  */
 import { join, resolve } from 'node:path';
 import { InProcessBus } from '../bus/inprocess.ts';
 import type { Bus } from '../bus/types.ts';
+import type { Config } from '../core/config.ts';
+import type { Logger } from '../core/log.ts';
 import { codecFor, type EventCodec } from '../schemas/codec.ts';
 import { createStore, type Store } from '../store/client.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './log.ts';
 
 export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
   if (cfg.bus.kind === 'kafka') {
