@@ -1,10 +1,11 @@
 /**
  * A deterministic event scenario and its ground truth, computed here with plain
- * bigint arithmetic, independently of the SQL: balances, holders, supply, daily
- * close prices and fees. It exercises duplicates, a reorg retraction and bad lines.
+ * bigint arithmetic, independently of the SQL: balances, holders, hourly and daily
+ * holder counts, supply, daily close prices and fees. It exercises duplicates, a reorg retraction and bad lines.
  */
 import { writeFileSync } from 'node:fs';
 import { blockSequence, DAY, hex, scenarioRegistry, EVM_ZERO as ZERO } from './events.ts';
+import { type DailyHolderCount, holderCountTruth, type TruthTransfer } from './holder-count-truth.ts';
 import { seededRandom } from './rng.ts';
 
 const rng = seededRandom;
@@ -30,6 +31,17 @@ export interface Truth {
   /** `${vault}|${YYYY-MM-DD}|${kind}` → usd_e18. */
   fees: Map<string, bigint>;
   roles: Map<string, boolean>;
+  /**
+   * The holder counts cover the hours and days before this UTC midnight (Unix seconds): the
+   * day the chains' watermark blocks are in, so every day before it is settled.
+   */
+  holderCountsUntil: number;
+  /** `${vault}|${chainId}|${YYYY-MM-DD HH:00:00}` → holders at the end of that hour. */
+  hourlyHolders: Map<string, number>;
+  /** `${vault}|${chainId}|${YYYY-MM-DD}` → start, end, min, max and number of the hourly samples. */
+  dailyHolders: Map<string, DailyHolderCount>;
+  /** `${vault}|${chainId}` → holders after the last transfer: every hour's sample from then on. */
+  finalHolders: Map<string, number>;
 }
 
 export interface Scenario {
@@ -55,7 +67,12 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     closes: new Map(),
     fees: new Map(),
     roles: new Map(),
+    holderCountsUntil: start + days * DAY,
+    hourlyHolders: new Map(),
+    dailyHolders: new Map(),
+    finalHolders: new Map(),
   };
+  const transfers: TruthTransfer[] = [];
   const holders = Array.from({ length: nHolders }, (_, i) => hex(0xa11ce000 + i, 20));
   const push = (family: string, record: unknown) => lines.push(JSON.stringify({ family, record }));
   const block = blockSequence(1000);
@@ -101,6 +118,7 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     };
     push('transfers', rec);
     transferEvents++;
+    transfers.push({ vault, chainId, from, to, amount, ts: b.blockTimestamp });
     if (from !== ZERO) add(k(from), -amount);
     if (to !== ZERO) add(k(to), amount);
     const sk = `${vault}|${chainId}`;
@@ -198,6 +216,10 @@ export function buildScenario(opts: ScenarioOptions = {}): Scenario {
     );
     truth.holders.set(vault, set.size);
   }
+  const counts = holderCountTruth(transfers, truth.holderCountsUntil, ZERO);
+  truth.hourlyHolders = counts.hourly;
+  truth.dailyHolders = counts.daily;
+  truth.finalHolders = counts.final;
   // One record of every other family, so each raw table and view is exercised end to end.
   const v0 = vaults[0];
   const ab = block(chains[0], start + 2 * DAY);

@@ -3,10 +3,20 @@ import { expect } from 'vitest';
 import type { Store } from '../../store/client.ts';
 import type { Truth } from './scenario.ts';
 
+/**
+ * The views' rows. The holder counts are sampled up to the current hour, so they are read
+ * up to the start of the day of the chains' newest ingested blocks (every day before it is
+ * settled), which keeps a snapshot independent of the clock; the later hours, the last count
+ * carried forward, are summarised by their lowest and highest sample.
+ */
 export async function viewSnapshot(store: Store): Promise<Record<string, unknown[]>> {
   const db = store.database;
   const q = (sql: string) => store.query(sql);
+  const [{ until }] = (await q(
+    `SELECT toUInt32(toStartOfDay(min(block_time))) AS until FROM ${db}.chain_watermarks`,
+  )) as { until: number }[];
   return {
+    holderCountsUntil: [Number(until)],
     balances: await q(
       `SELECT vault, chain_id, holder, toString(balance_raw) AS b FROM ${db}.balances ORDER BY vault, chain_id, holder`,
     ),
@@ -24,10 +34,16 @@ export async function viewSnapshot(store: Store): Promise<Record<string, unknown
       `SELECT vault, chain_id, user, role, enabled FROM ${db}.role_assignments ORDER BY vault, chain_id, user, role`,
     ),
     hourly: await q(
-      `SELECT vault, chain_id, hour, holders FROM ${db}.holder_counts_hourly ORDER BY vault, chain_id, hour`,
+      `SELECT vault, chain_id, toString(hour) AS hour_start, holders FROM ${db}.holder_counts_hourly
+       WHERE hour < toDateTime(${until}, 'UTC') ORDER BY vault, chain_id, hour`,
     ),
     daily: await q(
-      `SELECT vault, chain_id, day, start, end, min, max, count FROM ${db}.holder_counts_daily ORDER BY vault, chain_id, day`,
+      `SELECT vault, chain_id, toString(day) AS utc_day, start, end, min, max, count FROM ${db}.holder_counts_daily
+       WHERE day < toDate(toDateTime(${until}, 'UTC')) ORDER BY vault, chain_id, day`,
+    ),
+    hourlyLater: await q(
+      `SELECT vault, chain_id, min(holders) AS lowest, max(holders) AS highest FROM ${db}.holder_counts_hourly
+       WHERE hour >= toDateTime(${until}, 'UTC') GROUP BY vault, chain_id ORDER BY vault, chain_id`,
     ),
     deadLetters: await q(
       `SELECT topic, offset, reason FROM ${db}.dead_letters FINAL ORDER BY topic, toUInt64OrZero(offset)`,
@@ -52,4 +68,20 @@ export function expectMatchesTruth(snap: Record<string, any[]>, truth: Truth): v
     snap.roles.map((r) => [`${r.vault}|${r.chain_id}|${r.user}|${r.role}`, Number(r.enabled) === 1]),
   );
   expect(roles).toEqual(truth.roles);
+  expect(snap.holderCountsUntil, 'holder counts compared before').toEqual([truth.holderCountsUntil]);
+  expect(
+    new Map(snap.hourly.map((r) => [`${r.vault}|${r.chain_id}|${r.hour_start}`, Number(r.holders)])),
+  ).toEqual(truth.hourlyHolders);
+  const daily = snap.daily.map((r) => [
+    `${r.vault}|${r.chain_id}|${r.utc_day}`,
+    { start: +r.start, end: +r.end, min: +r.min, max: +r.max, count: +r.count },
+  ]);
+  expect(new Map(daily as [string, unknown][])).toEqual(truth.dailyHolders);
+  // Every later hour (up to the current one) carries the count after the last transfer.
+  const later = (n: number) => ({ lowest: n, highest: n });
+  expect(
+    new Map(
+      snap.hourlyLater.map((r) => [`${r.vault}|${r.chain_id}`, { lowest: +r.lowest, highest: +r.highest }]),
+    ),
+  ).toEqual(new Map([...truth.finalHolders].map(([k, n]) => [k, later(n)])));
 }
