@@ -7,7 +7,7 @@
  * RPC faults (a dead fallback URL, 429, a hung request) become source_errors; a
  * restart resumes from the checkpoint with no gap and no duplicate.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
 import { startSolanaIngest } from '../../ingest/solana/index.ts';
 import { address, signature } from '../fixtures/solana/keys.ts';
@@ -15,7 +15,6 @@ import { MINT, solanaVault } from '../fixtures/solana/vaults.ts';
 import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
 import type { Standin } from '../support/standins/server.ts';
 import { SolanaLedger, startSolanaRpc } from '../support/standins/solana-rpc.ts';
-import { waitFor } from '../support/standins/wait.ts';
 
 const [A, B, C, D, E, F, G] = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((l) => address(`holder-${l}`));
 const U64_MAX = 18_446_744_073_709_551_615n;
@@ -45,17 +44,24 @@ async function balancesView(): Promise<Map<string, bigint>> {
 async function ingestToHead() {
   const ing = startSolanaIngest({ config: p.config, bus: p.bus, codec: p.codec, log: silentLogger });
   const head = ledger.slot;
-  await waitFor('the ingester to reach the ledger head', () => {
-    const [pr] = ing.progress();
-    return pr.phase === 'following' && pr.slot >= head;
-  });
-  await waitFor('the chain 101 watermark', async () => {
-    await p.drained();
-    const [w] = await p.store.query<{ block_number: string }>(
-      `SELECT toString(block_number) AS block_number FROM ${p.store.database}.chain_watermarks WHERE chain_id = 101`,
-    );
-    return w && Number(w.block_number) >= head;
-  });
+  await vi.waitFor(
+    () => {
+      const [pr] = ing.progress();
+      expect(pr.phase, 'the ingester to reach the ledger head').toBe('following');
+      expect(pr.slot, 'the ingester to reach the ledger head').toBeGreaterThanOrEqual(head);
+    },
+    { timeout: 30_000 },
+  );
+  await vi.waitFor(
+    async () => {
+      await p.drained();
+      const [w] = await p.store.query<{ block_number: string }>(
+        `SELECT toString(block_number) AS block_number FROM ${p.store.database}.chain_watermarks WHERE chain_id = 101`,
+      );
+      expect(Number(w?.block_number), 'the chain 101 watermark').toBeGreaterThanOrEqual(head);
+    },
+    { timeout: 30_000 },
+  );
   await ing.stop();
   await p.drained();
   return ing;
@@ -94,7 +100,9 @@ afterAll(async () => {
 describe('Solana share ingestion', () => {
   it('reads the opening balances, follows later transactions, and the views equal the ledger', async () => {
     const ing = startSolanaIngest({ config: p.config, bus: p.bus, codec: p.codec, log: silentLogger });
-    await waitFor('the opening read', () => ing.progress()[0].phase === 'following');
+    await vi.waitFor(() => expect(ing.progress()[0].phase, 'the opening read').toBe('following'), {
+      timeout: 30_000,
+    });
     rpc.failNext({ status: 429 }, 1, isMethod('getSignaturesForAddress'));
     rpc.failNext({ hang: true }, 1, isMethod('getTransaction'));
     tx([

@@ -8,7 +8,7 @@
  */
 import { getBase58Encoder } from '@solana/web3.js';
 import { type Hex, parseEventLogs, type TransactionReceipt } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
 import { silentLogger } from '../../core/log.ts';
 import { composerAbi, shareOftAbi } from '../../devnet/abis.ts';
@@ -21,7 +21,6 @@ import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
 import type { Standin } from '../support/standins/server.ts';
 import { startIris, startPredicate, startScan } from '../support/standins/services.ts';
 import { SolanaLedger, startSolanaRpc } from '../support/standins/solana-rpc.ts';
-import { waitFor } from '../support/standins/wait.ts';
 
 const PRIMARY = 98866;
 const OFT_PROGRAM = 'ChEfPd3RzLeYiRwp1K9evimmaFSd6DV1S4Mv5q5Aj1th';
@@ -72,10 +71,14 @@ async function status(sig: string) {
 }
 
 function waitStatus(sig: string, what: string, pred: (d: any) => boolean) {
-  return waitFor(what, async () => {
-    const d = await status(sig);
-    return d && pred(d) ? d : undefined;
-  });
+  return vi.waitFor(
+    async () => {
+      const d = await status(sig);
+      if (!d || !pred(d)) throw new Error(`waiting for ${what}; the flow now: ${JSON.stringify(d)}`);
+      return d;
+    },
+    { timeout: 30_000 },
+  );
 }
 
 /** The stored observations of `sig`: per step, its statuses in order (repeats collapsed). */
@@ -162,7 +165,9 @@ beforeAll(async () => {
   // Discovery starts from the newest burn: wait for its first answer before burning more.
   const listed = () =>
     rpc.requests.filter((r) => (r.body as { method?: string }).method === 'getSignaturesForAddress').length;
-  await waitFor('the first discovery poll', () => listed() >= 2);
+  await vi.waitFor(() => expect(listed(), 'the first discovery poll').toBeGreaterThanOrEqual(2), {
+    timeout: 30_000,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -339,7 +344,9 @@ describe('mint-flow tracker', () => {
       cctpAttestation: ['in_progress', 'completed'],
       predicate: ['failed'],
     });
-    await waitFor('tracking to stop', () => !tracker.open().includes(sig));
+    await vi.waitFor(() => expect(tracker.open(), 'tracking to stop').not.toContain(sig), {
+      timeout: 30_000,
+    });
   }, 60_000);
 
   it('a failed hook and its refund: relay failed, the rest skipped, reclaim completed, refunded', async () => {
@@ -382,7 +389,9 @@ describe('mint-flow tracker', () => {
       solanaMint: ['skipped'],
       reclaim: ['completed'],
     });
-    await waitFor('tracking to stop', () => !tracker.open().includes(sig));
+    await vi.waitFor(() => expect(tracker.open(), 'tracking to stop').not.toContain(sig), {
+      timeout: 30_000,
+    });
   }, 60_000);
 
   it('an OFT delivery delayed past its limit fails the flow', async () => {
@@ -404,6 +413,8 @@ describe('mint-flow tracker', () => {
     });
     expect(d.progress).toBe('6/7');
     expect((await sequences(sig)).solanaMint).toEqual(['in_progress', 'failed']);
-    await waitFor('tracking to stop', () => !tracker.open().includes(sig));
+    await vi.waitFor(() => expect(tracker.open(), 'tracking to stop').not.toContain(sig), {
+      timeout: 30_000,
+    });
   }, 60_000);
 });

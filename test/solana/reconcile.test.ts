@@ -7,7 +7,7 @@
  * with supply unchanged, count a transaction after the read slot once, and a crash
  * between saving and publishing the corrections must not apply them twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Bus } from '../../bus/types.ts';
 import { silentLogger } from '../../core/log.ts';
 import { checkpointFile } from '../../ingest/checkpoint.ts';
@@ -20,7 +20,6 @@ import { MINT, solanaVault } from '../fixtures/solana/vaults.ts';
 import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
 import type { Standin } from '../support/standins/server.ts';
 import { SolanaLedger, startSolanaRpc, TOKEN_2022_PROGRAM } from '../support/standins/solana-rpc.ts';
-import { waitFor } from '../support/standins/wait.ts';
 
 const [A, B, C, D, E, F] = ['a', 'b', 'c', 'd', 'e', 'f'].map((l) => address(`holder-${l}`));
 const INTERVAL = 60_000;
@@ -79,10 +78,17 @@ async function ingest(done: (cp: FollowerCheckpoint) => boolean, bus: Bus = p.bu
     log: silentLogger,
     clock: () => now,
   });
-  await waitFor('the ingester to reach the ledger head', () => {
-    const cp = checkpoint();
-    return ing.progress()[0].slot >= ledger.slot && cp?.phase === 'following' && done(cp);
-  });
+  await vi.waitFor(
+    () => {
+      const cp = checkpoint();
+      expect(ing.progress()[0].slot, 'the ingester to reach the ledger head').toBeGreaterThanOrEqual(
+        ledger.slot,
+      );
+      expect(cp?.phase, 'the checkpoint to follow').toBe('following');
+      expect(cp && done(cp), `the checkpoint to be done: ${JSON.stringify(cp)}`).toBe(true);
+    },
+    { timeout: 30_000 },
+  );
   await ing.stop();
   await p.drained();
 }
@@ -194,7 +200,7 @@ describe('Solana holder reconciliation', () => {
       log: silentLogger,
       clock: () => now,
     });
-    await waitFor('the crash', () => crashed);
+    await vi.waitFor(() => expect(crashed, 'the crash').toBe(true), { timeout: 30_000 });
     await ing.stop();
     const saved = checkpoint()?.corrections ?? [];
     expect(saved.map((c) => [c.from, c.to, c.amount])).toEqual(
