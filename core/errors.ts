@@ -19,11 +19,25 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'BAD_INPUT',
   'TIMEOUT',
+  /** A chain's RPC cannot be reached or answers HTTP errors (core/evm-transport.ts). */
+  'RPC_UNAVAILABLE',
+  /** A chain's RPC asks to slow down (HTTP 429, JSON-RPC -32005 outside eth_getLogs). */
+  'RPC_RATE_LIMITED',
+  /** A chain's RPC refuses an eth_getLogs range as too large (the caller narrows it). */
+  'RPC_RANGE_TOO_LARGE',
+  /** A chain's RPC answered a JSON-RPC error (a revert, bad params): an answer, not an outage. */
+  'RPC_ERROR',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['STORE_UNAVAILABLE', 'BUS_UNAVAILABLE', 'TIMEOUT']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
+  'STORE_UNAVAILABLE',
+  'BUS_UNAVAILABLE',
+  'TIMEOUT',
+  'RPC_UNAVAILABLE',
+  'RPC_RATE_LIMITED',
+]);
 
 export interface VaultstreamErrorOptions {
   details?: Record<string, unknown>;

@@ -13,14 +13,13 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   encodeFunctionData,
-  fallback,
   getAddress,
-  http,
   type PublicClient,
   parseAbi,
 } from 'viem';
 import type { ChainConfig } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { chainTransport, type EvmRpcSettings, faultSummary } from '../../core/evm-transport.ts';
 import { ApiError } from '../http/errors.ts';
 import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';
@@ -32,8 +31,18 @@ const registryAbi = parseAbi([
   'error CannotSetSelfAsOperator()',
 ]);
 
-/** The chain's registry, operator and RPC client; 503 when any of them is not configured. */
-function chainTarget(chains: ChainConfig[], chainId: number, budgetMs: number) {
+/**
+ * The chain's registry, operator and RPC client; 503 when any of them is not configured.
+ * The client reads through the service's EVM transport over every URL of the chain, with
+ * retries; `signal` (the request's budget) ends them.
+ */
+function chainTarget(
+  chains: ChainConfig[],
+  chainId: number,
+  budgetMs: number,
+  rpc: EvmRpcSettings,
+  signal: AbortSignal,
+) {
   const chain = chains.find((c) => c.chainId === chainId);
   if (!chain?.rpcUrls.length)
     throw new ApiError('UPSTREAM_UNAVAILABLE', `no RPC endpoint is configured for chain ${chainId}`);
@@ -43,13 +52,12 @@ function chainTarget(chains: ChainConfig[], chainId: number, budgetMs: number) {
       `no operator registry or redeem operator is configured for chain ${chainId}`,
     );
   const client = createPublicClient({
-    transport: fallback(
-      chain.rpcUrls.map((url) =>
-        http(url, { timeout: Math.min(chain.requestTimeoutMs, budgetMs), retryCount: 0 }),
-      ),
-      // One pass over the URLs: the request's budget, not retries, bounds the wait.
-      { retryCount: 0 },
-    ),
+    transport: chainTransport(chain, rpc, {
+      timeoutMs: Math.min(chain.requestTimeoutMs, budgetMs),
+      // At least one pass over the URLs; the request's budget bounds the wait either way.
+      maxAttempts: Math.max(rpc.maxAttempts, chain.rpcUrls.length),
+      signal,
+    }),
   }) as PublicClient;
   return { client, registry: getAddress(chain.operatorRegistry), operator: getAddress(chain.redeemOperator) };
 }
@@ -69,7 +77,7 @@ function rpcFailure(err: unknown, chainId: number, what: string): ApiError {
     const reason = revertReason(reverted);
     return new ApiError('SIMULATION_REVERTED', `${what} reverted: ${reason}`, { details: { reason } });
   }
-  const detail = err instanceof BaseError ? err.shortMessage : errorMessage(err);
+  const detail = err instanceof BaseError ? faultSummary(err) : errorMessage(err);
   return new ApiError(
     'UPSTREAM_UNAVAILABLE',
     `the RPC of chain ${chainId} failed during ${what}: ${detail}`,
@@ -83,8 +91,10 @@ export const buildtxHandlers: HandlerMap = {
   'POST /auto-claim/build-tx': async (ctx, deps) => {
     const body = parseBody(buildTxBody, ctx);
     const budgetMs = deps.config.api.buildTx.timeoutMs;
-    const target = chainTarget(deps.config.chains, body.chainId, budgetMs);
-    // Every RPC call of this request shares one budget: past it the answer is 503, not a hung request.
+    // Every RPC call of this request shares one budget: past it the answer is 503, not a hung
+    // request, and the transport's retries stop.
+    const budget = new AbortController();
+    const target = chainTarget(deps.config.chains, body.chainId, budgetMs, deps.config.ingest, budget.signal);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -104,6 +114,7 @@ export const buildtxHandlers: HandlerMap = {
       ctx.body = await Promise.race([buildTx(target, body), deadline]);
     } finally {
       clearTimeout(timer);
+      budget.abort();
     }
     ctx.set('Cache-Control', 'no-store');
   },

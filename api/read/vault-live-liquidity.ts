@@ -1,11 +1,14 @@
 /**
  * `liveLiquidity=true`: the vault's configured liquid-asset balances read from the
- * chains at request time (`balanceOf(vault)` on each asset, through the chain's first
- * RPC URL). Any chain that cannot be read makes the reader throw, and the answer falls
- * back to the last snapshots (api/read/vault-composition.ts `currentBalances`).
+ * chains at request time (`balanceOf(vault)` on each asset, through the service's EVM
+ * transport: every RPC URL of the chain, the request timeout, retries). Any chain that
+ * cannot be read makes the reader throw, and the answer falls back to the last snapshots
+ * (api/read/vault-composition.ts `currentBalances`).
  */
-import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, erc20Abi, type PublicClient } from 'viem';
 import type { Config } from '../../core/config.ts';
+import { VaultstreamError } from '../../core/errors.ts';
+import { chainTransport } from '../../core/evm-transport.ts';
 import type { RegistryVault } from './registry.ts';
 import type { LiquidBalance, LiveLiquidityReader } from './vault-composition.ts';
 
@@ -16,10 +19,9 @@ export function chainLiquidityReader(config: Config): LiveLiquidityReader {
     let client = clients.get(chainId);
     if (client) return client;
     const chain = config.chains.find((c) => c.chainId === chainId);
-    if (!chain?.rpcUrls.length) throw new Error(`no RPC configured for chain ${chainId}`);
-    client = createPublicClient({
-      transport: http(chain.rpcUrls[0], { timeout: chain.requestTimeoutMs, retryCount: 0 }),
-    });
+    if (!chain?.rpcUrls.length)
+      throw new VaultstreamError('CONFIG_INVALID', `no RPC configured for chain ${chainId}`);
+    client = createPublicClient({ transport: chainTransport(chain, config.ingest) });
     clients.set(chainId, client);
     return client;
   };

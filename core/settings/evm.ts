@@ -49,12 +49,22 @@ export const ingestSchema = z
   .object({
     /** State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary. */
     snapshotIntervalSeconds: z.number().int().min(1).max(86_400).default(300),
-    /** Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails. */
+    /**
+     * Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails.
+     * These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every
+     * EVM RPC client of the service (core/evm-transport.ts): the ingester, the mint-flow
+     * tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).
+     */
     maxAttempts: z.number().int().min(1).max(20).default(5),
     /** First retry delay of a failed RPC request; doubles on each attempt. */
     backoffMs: z.number().int().min(1).max(60_000).default(250),
     /** Longest retry delay. */
     maxBackoffMs: z.number().int().min(1).max(600_000).default(10_000),
+    /**
+     * Share of each retry delay taken off at random, 0..1 (0: exactly the backoff; 1: anywhere
+     * between 0 and it), so many clients failing together do not retry in step. New.
+     */
+    jitter: z.number().min(0).max(1).default(0.5),
     /** Block headers asked for in one JSON-RPC batch. */
     headerBatchSize: z.number().int().min(1).max(1000).default(100),
     /** Log backfill progress at most this often. */

@@ -7,7 +7,7 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { multicall3Abi } from './abis.ts';
 import type { RawLog } from './decode.ts';
-import { type EvmRpc, RpcFault } from './rpc.ts';
+import { type EvmRpc, isFault, rpcFailure } from './rpc.ts';
 
 export interface BlockHeader {
   number: number;
@@ -99,7 +99,7 @@ export class ChainReader {
         timestamp: Hex;
       } | null>(calls);
       blocks.forEach((b, k) => {
-        if (!b) throw new RpcFault('RPC_ERROR', `block ${start + k} is not available yet`);
+        if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${start + k} is not available yet`);
         out.push({
           number: Number(b.number),
           hash: b.hash,
@@ -133,8 +133,7 @@ export class ChainReader {
         for (let k = 0; k < raw.length; k++) logs[k] = parseLog(raw[k]);
         return { logs, to: end };
       } catch (e) {
-        if (!(e instanceof RpcFault && e.fault === 'RANGE_TOO_LARGE') || !this.sizer.shrink(end - from + 1))
-          throw e;
+        if (!isFault(e, 'RANGE_TOO_LARGE') || !this.sizer.shrink(end - from + 1)) throw e;
       }
     }
   }
@@ -174,7 +173,7 @@ export class ChainReader {
         const data = await this.opts.rpc.call<Hex>('eth_call', [{ to: c.target, data: c.data }, hex(block)]);
         out.push(data === '0x' ? undefined : data);
       } catch (e) {
-        if (e instanceof RpcFault && e.fault === 'RPC_ERROR') out.push(undefined);
+        if (isFault(e, 'RPC_ERROR')) out.push(undefined);
         else throw e;
       }
     }
@@ -189,17 +188,20 @@ interface RawJsonLog {
   blockNumber: Hex;
   blockHash: Hex;
   transactionHash: Hex;
+  transactionIndex: Hex;
   logIndex: Hex;
 }
 
 function parseLog(l: RawJsonLog): RawLog {
-  return {
+  const log = {
     address: l.address,
     topics: l.topics,
     data: l.data,
     blockNumber: Number(l.blockNumber),
     blockHash: l.blockHash,
     transactionHash: l.transactionHash,
+    transactionIndex: Number(l.transactionIndex),
     logIndex: Number(l.logIndex),
   };
+  return log;
 }

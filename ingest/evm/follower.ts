@@ -26,7 +26,7 @@ import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { depositFees, type FeeSettingMark } from './deposit-fees.ts';
 import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
-import { RpcFault } from './rpc.ts';
+import { isFault } from './rpc.ts';
 import { takeSnapshot } from './snapshots.ts';
 
 /** An ingested block of the reorg window, with what was published for it. */
@@ -134,8 +134,11 @@ export class ChainFollower {
       [g] = await this.deps.reader.headers(0, 0);
     } catch (e) {
       // A node that answers but has no block 0 (pruned history): follow on unchecked rather than never.
-      if (!(e instanceof RpcFault && e.fault === 'RPC_ERROR')) throw e;
-      this.deps.log.warn({ err: e.message }, 'no genesis header from the node: chain identity not checked');
+      if (!isFault(e, 'RPC_ERROR')) throw e;
+      this.deps.log.warn(
+        { err: (e as Error).message },
+        'no genesis header from the node: chain identity not checked',
+      );
       this.genesisChecked = true;
       return;
     }

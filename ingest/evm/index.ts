@@ -11,6 +11,7 @@
 import type { Bus } from '../../bus/types.ts';
 import type { ChainConfig, Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { faultSummary } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
 import { checkpointFile } from '../checkpoint.ts';
@@ -22,7 +23,7 @@ import { type ChainCheckpoint, ChainFollower, ChainStopped } from './follower.ts
 import { MAPPED_EVENTS } from './map.ts';
 import { type ChainProgress, ProgressMeter } from './progress.ts';
 import { emittedPublisher, type PublishEmitted, sourceErrors } from './publish.ts';
-import { createEvmRpc, RpcFault, type RpcOptions } from './rpc.ts';
+import { createEvmRpc, evmFaultOf, type RpcOptions } from './rpc.ts';
 
 export type { ChainProgress } from './progress.ts';
 
@@ -82,10 +83,15 @@ function followChain(
     maxAttempts: config.ingest.maxAttempts,
     backoffMs: config.ingest.backoffMs,
     maxBackoffMs: config.ingest.maxBackoffMs,
+    jitter: config.ingest.jitter,
     ...opts.rpc,
     onFault: (fault, url, method) => {
-      chainLog.warn({ url, method, fault: fault.fault, err: fault.message }, 'evm rpc attempt failed');
-      void report(method, fault.fault, fault);
+      const err = faultSummary(fault);
+      chainLog.warn(
+        { url, method, fault: fault.fault, code: fault.errorCode, err },
+        'evm rpc attempt failed',
+      );
+      void report(method, fault.fault, err);
     },
   });
   const reader = new ChainReader({
@@ -125,10 +131,10 @@ function followChain(
           await report(e.reason === 'REORG_TOO_DEEP' ? 'reorg' : 'genesis', e.reason, e);
           break;
         }
-        meter.failed(e);
+        meter.failed(evmFaultOf(e) ? faultSummary(e) : e);
         chainLog.warn({ err: errorMessage(e) }, 'evm round failed; retrying after the poll interval');
         // Each failed RPC attempt was reported as it happened; anything else is reported here.
-        if (!(e instanceof RpcFault)) await report('round', 'ROUND_FAILED', e);
+        if (!evmFaultOf(e)) await report('round', 'ROUND_FAILED', e);
       }
       if (!busy) await pause(chain.pollIntervalMs, signal);
     }

@@ -2,9 +2,20 @@
  * The primary chain's side of the flow, read with viem `getLogs`: the relayer's
  * HookRelayed / HookFailed / Refunded (by CCTP nonce), and in the relay transaction
  * the composer's Deposited and the share OFT's OFTSent (by guid). One scan of new
- * blocks per poll serves every tracked flow; logs are kept by transaction.
+ * blocks per poll serves every tracked flow; logs are kept by transaction. The client
+ * reads through the service's EVM transport (core/evm-transport.ts: every RPC URL of the
+ * chain, timeouts, retries); a range the provider refuses is halved.
  */
-import { createPublicClient, decodeAbiParameters, type Hex, http, type Log, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  decodeAbiParameters,
+  type Hex,
+  type Log,
+  type PublicClient,
+  type Transport,
+} from 'viem';
+import { VaultstreamError } from '../../core/errors.ts';
+import { evmFaultOf } from '../../core/evm-transport.ts';
 import type { PrimaryChainSource, RelayOutcome } from './sources.ts';
 
 /** topic0 of the events read (contracts-and-flows.md sections 7 and 9). */
@@ -17,9 +28,9 @@ export const TOPICS = {
 } as const;
 
 export interface PrimaryOptions {
-  /** viem client of the primary chain (or `url` to build one). */
+  /** viem client of the primary chain (or `transport` to build one: `chainTransport` of core/evm-transport.ts). */
   client?: PublicClient;
-  url?: string;
+  transport?: Transport;
   relayer: string;
   /** Vault composers and share OFTs whose events are read. */
   composers: string[];
@@ -35,7 +46,9 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The primary chain source over viem; see `PrimaryChainSource`. */
 export function viemPrimarySource(opts: PrimaryOptions): PrimaryChainSource {
-  const client = opts.client ?? createPublicClient({ transport: http(opts.url) });
+  const given = opts.client ?? (opts.transport && createPublicClient({ transport: opts.transport }));
+  const client = given as PublicClient;
+  let range = BigInt(opts.maxBlockRange);
   const addresses = [opts.relayer, ...opts.composers, ...opts.ofts] as Hex[];
   const byTx = new Map<string, Log[]>();
   const relayerLogs: Log[] = [];
@@ -44,12 +57,27 @@ export function viemPrimarySource(opts: PrimaryOptions): PrimaryChainSource {
   const times = new Map<bigint, number>();
 
   async function scan(): Promise<void> {
+    if (!given)
+      throw new VaultstreamError(
+        'CONFIG_INVALID',
+        'no RPC URL is configured for the mint flow primary chain',
+        {
+          hint: 'add the chain of mintFlow.primaryChainId with rpcUrls to chains[]',
+        },
+      );
     const head = (await client.getBlockNumber({ cacheTime: 0 })) - BigInt(opts.confirmations);
     while (scanned < head) {
       const from = scanned + 1n;
-      const to =
-        head < from + BigInt(opts.maxBlockRange) - 1n ? head : from + BigInt(opts.maxBlockRange) - 1n;
-      const logs = await client.getLogs({ address: addresses, fromBlock: from, toBlock: to });
+      const to = head < from + range - 1n ? head : from + range - 1n;
+      let logs: Log[];
+      try {
+        logs = await client.getLogs({ address: addresses, fromBlock: from, toBlock: to });
+      } catch (e) {
+        // The provider refuses the range: ask for half of it (a one-block refusal is a real error).
+        if (evmFaultOf(e)?.fault !== 'RANGE_TOO_LARGE' || to === from) throw e;
+        range = (to - from + 1n) / 2n;
+        continue;
+      }
       for (const l of logs) {
         if (l.removed || !l.transactionHash) continue;
         byTx.set(l.transactionHash, [...(byTx.get(l.transactionHash) ?? []), l]);

@@ -10,6 +10,7 @@
 import type { Bus } from '../../bus/types.ts';
 import type { Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { chainTransport } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
 import type { MintStepRecord } from '../../schemas/records.ts';
@@ -53,7 +54,7 @@ function buildSources(config: Config, given: Partial<MintFlowSources> = {}): Min
     (() => {
       const chain = config.chains.find((c) => c.chainId === config.mintFlow.primaryChainId);
       return viemPrimarySource({
-        url: chain?.rpcUrls[0],
+        transport: chain?.rpcUrls.length ? chainTransport(chain, config.ingest) : undefined,
         relayer: config.mintFlow.relayerAddress,
         composers: [...composerIndex(config).keys()],
         ofts: config.vaults.map((v) => v.coreShareOftAddress).filter(Boolean),
