@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-start-'));
@@ -16,16 +16,6 @@ afterAll(() => {
   child?.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('vaultstream start (embedded)', () => {
   it('serves /livez, /readyz, /metrics and /status with the registry stored, then drains on SIGTERM', async () => {
@@ -44,13 +34,24 @@ describe('vaultstream start (embedded)', () => {
     });
     let log = '';
     child.stderr!.on('data', (d) => (log += d));
-    const url = await poll(async () => /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1]);
+    const url = await vi.waitFor(
+      () => {
+        const m = /"url":"(http:\/\/[^"]+)"/.exec(log);
+        if (!m) throw new Error(`no API url on stderr yet: ${log.slice(-3000)}`);
+        return m[1];
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     expect((await fetch(`${url}/livez`)).status).toBe(200);
     expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', reasons: [] });
-    const status = await poll(async () => {
-      const s = await (await fetch(`${url}/status`)).json();
-      return s.rows.registry_raw === 3 ? s : undefined;
-    });
+    const status = await vi.waitFor(
+      async () => {
+        const s = await (await fetch(`${url}/status`)).json();
+        expect(s.rows.registry_raw, 'the registry stored').toBe(3);
+        return s;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     expect(status.store).toMatchObject({ kind: 'chdb', database: 'vaultstream' });
     // Every migration file of the repository, applied once each, in order.
     const files = readdirSync(join(ROOT, 'views', 'migrations')).filter((f) => f.endsWith('.sql'));
