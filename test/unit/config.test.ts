@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyEnv, loadConfig, parseConfig } from '../../core/config.ts';
+import { applyEnv, configSchema, ENV_KEYS, loadConfig, parseConfig, unknownKeys } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
 
 const vault = {
@@ -108,6 +108,17 @@ describe('config', () => {
       api: { cache: { ttlSeconds: 7 } },
       devnet: { enabled: false, chainIds: [1, 56] },
     });
+  });
+
+  it('every named environment variable sets a setting the schema declares', () => {
+    // ENV_KEYS (core/settings/env.ts) lives apart from the sections it names: a renamed setting must fail here.
+    const undeclared = Object.entries(ENV_KEYS).filter(([, { path }]) => {
+      const value = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), 'x');
+      return unknownKeys(configSchema, value).length > 0;
+    });
+    expect(undeclared.map(([name]) => name)).toEqual([]);
+    expect(Object.keys(ENV_KEYS).length).toBeGreaterThan(10);
+    expect(unknownKeys(configSchema, { api: { prot: 'x' } })).toEqual(['api.prot']);
   });
 
   it('config/default.yaml is valid under the strict schema', () => {
