@@ -5,7 +5,7 @@
  * left waits for the mock's rebalance timer (session timeout - 1 s), hence the short session
  * timeout and the generous test timeouts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { partitionFor } from '../../bus/partition.ts';
 import type { Batch } from '../../bus/types.ts';
 import { kafkaToolchainProblem } from '../support/kafka-broker.ts';
@@ -16,7 +16,6 @@ import {
   keyed,
   perPartition as perPartitionOf,
   Received,
-  until,
   useMockKafka,
 } from '../support/kafka-mock/fixture.ts';
 
@@ -417,7 +416,12 @@ suite(suiteName, () => {
         handler: async (batch) => handledA.record(batch),
       });
       const expectedA = full.reduce((a, b) => a + b, 0);
-      await until('A to handle its full batches', () => handledA.size >= expectedA);
+      await vi.waitFor(
+        () => expect(handledA.size, 'A to handle its full batches').toBeGreaterThanOrEqual(expectedA),
+        {
+          timeout: 30_000,
+        },
+      );
       await new Promise((r) => setTimeout(r, 1000)); // fetching goes on; nothing more is handed over
       expect(handledA.size).toBe(expectedA);
       expect(handledA.sizes.every((n) => n === 100)).toBe(true);
@@ -460,7 +464,9 @@ suite(suiteName, () => {
         maxWaitMs: 60_000,
         handler: async (batch) => handled.record(batch),
       });
-      await until('the full batches', () => handled.size >= expectedFull);
+      await vi.waitFor(() => expect(handled.size, 'the full batches').toBeGreaterThanOrEqual(expectedFull), {
+        timeout: 30_000,
+      });
       await new Promise((r) => setTimeout(r, 500));
       expect(handled.size).toBe(expectedFull);
       await sub.stop();
@@ -501,7 +507,13 @@ suite(suiteName, () => {
           record(stoppingA ? 'A stopping' : 'A', batch);
         },
       });
-      await until('A to handle its full batches', () => handled.size >= full.reduce((a, b) => a + b, 0));
+      await vi.waitFor(
+        () =>
+          expect(handled.size, 'A to handle its full batches').toBeGreaterThanOrEqual(
+            full.reduce((a, b) => a + b, 0),
+          ),
+        { timeout: 30_000 },
+      );
 
       // B joins: A rejoins and drops what it buffered; each partition restarts from its committed
       // offset at its new owner. B hands partial batches over, A (60 s window) does not.

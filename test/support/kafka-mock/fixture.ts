@@ -49,15 +49,6 @@ export function perPartition(msgs: BusMessage[], partitions: number): number[] {
   return counts;
 }
 
-/** Polls `cond` every 50 ms until it holds; throws after `timeoutMs`. */
-export async function until(what: string, cond: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A promise with its resolver, for handlers that signal or wait on the test. */
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
