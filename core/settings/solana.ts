@@ -24,6 +24,10 @@ export const solanaSchema = z
     maxAttempts: z.number().int().min(1).max(20).default(4),
     /** First retry delay; doubles on each attempt. */
     backoffMs: z.number().int().min(0).max(60_000).default(500),
+    /** Longest retry delay (new; the delays doubled without bound before). */
+    maxBackoffMs: z.number().int().min(0).max(600_000).default(10_000),
+    /** Share of each retry delay taken off at random, 0..1 (new; core/retry.ts). */
+    jitter: z.number().min(0).max(1).default(0.5),
     /** Signatures per getSignaturesForAddress page (the RPC allows at most 1000). */
     pageLimit: z.number().int().min(1).max(1000).default(1000),
     /**

@@ -134,6 +134,8 @@ export function solanaSourceFromConfig(config: Config): SolanaSource {
     timeoutMs: config.solana.requestTimeoutMs,
     maxAttempts: config.solana.maxAttempts,
     backoffMs: config.solana.backoffMs,
+    maxBackoffMs: config.solana.maxBackoffMs,
+    jitter: config.solana.jitter,
   });
   return solanaRpcSource(rpc, config.solana.commitment, config.solana.pageLimit);
 }

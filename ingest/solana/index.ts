@@ -44,6 +44,8 @@ export function startSolanaIngest(opts: SolanaIngestOptions): SolanaIngest {
       timeoutMs: config.solana.requestTimeoutMs,
       maxAttempts: config.solana.maxAttempts,
       backoffMs: config.solana.backoffMs,
+      maxBackoffMs: config.solana.maxBackoffMs,
+      jitter: config.solana.jitter,
       onFault: (fault, url, method) => {
         log.warn({ vault: v.slug, url, method, err: fault.message }, 'solana rpc attempt failed');
         publish('source_errors', [

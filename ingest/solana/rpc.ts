@@ -7,6 +7,7 @@
  * answers are strings already (`uiTokenAmount.amount`), so no u64 is ever a float.
  */
 import { VaultstreamError } from '../../core/errors.ts';
+import { retry } from '../../core/retry.ts';
 
 export interface RpcOptions {
   /** First preferred; each retry moves on to the next one. */
@@ -14,8 +15,12 @@ export interface RpcOptions {
   timeoutMs: number;
   /** Attempts in all, across the URLs. */
   maxAttempts: number;
-  /** First retry delay; doubles on each attempt. */
+  /** First retry delay; doubles on each attempt up to `maxBackoffMs`. */
   backoffMs: number;
+  /** Longest retry delay (default 10 s). */
+  maxBackoffMs?: number;
+  /** Share of each retry delay taken off at random, 0..1 (default 0). */
+  jitter?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   /** Told about every failed attempt (the caller publishes it as a source error). */
@@ -80,45 +85,55 @@ export async function fetchJson(
   return { status: res.status, body };
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The wait a 429/5xx answer asks for (`Retry-After` in seconds). */
+function retryAfterMs(err: unknown): number | undefined {
+  const header = (err as VaultstreamError).details?.retryAfter;
+  return typeof header === 'string' ? Number(header) * 1000 || undefined : undefined;
+}
 
-/** Builds the client; see `RpcOptions`. */
+/** Builds the client; see `RpcOptions`. Retries go through core/retry.ts. */
 export function createRpc(opts: RpcOptions): SolanaRpc {
   if (!opts.urls.length) throw new VaultstreamError('CONFIG_INVALID', 'solana.rpcUrls is empty');
   const doFetch = opts.fetch ?? fetch;
-  const sleep = opts.sleep ?? defaultSleep;
   let id = 0;
   return {
-    async call<T>(method: string, params: unknown[]): Promise<T> {
-      let last: VaultstreamError | undefined;
-      for (let attempt = 0; attempt < opts.maxAttempts; attempt++) {
-        const url = opts.urls[attempt % opts.urls.length];
-        if (attempt > 0) await sleep(opts.backoffMs * 2 ** (attempt - 1));
-        try {
-          const { body } = await fetchJson(
-            doFetch,
-            url,
-            {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-            },
-            opts.timeoutMs,
-          );
-          const answer = body as { result?: T; error?: { code: number; message: string } };
-          if (answer?.error) throw rpcError(answer.error.code, answer.error.message);
-          if (!answer || !('result' in answer))
-            throw new VaultstreamError('DECODE_FAILED', `${url}: ${method} answered without result`, {
-              retryable: true,
-            });
-          return answer.result as T;
-        } catch (e) {
-          if (!(e instanceof VaultstreamError) || !e.retryable) throw e;
-          last = e;
-          opts.onFault?.(e, url, method);
-        }
-      }
-      throw last as VaultstreamError;
+    call<T>(method: string, params: unknown[]): Promise<T> {
+      return retry(
+        async (attempt) => {
+          const url = opts.urls[(attempt - 1) % opts.urls.length];
+          try {
+            const { body } = await fetchJson(
+              doFetch,
+              url,
+              {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+              },
+              opts.timeoutMs,
+            );
+            const answer = body as { result?: T; error?: { code: number; message: string } };
+            if (answer?.error) throw rpcError(answer.error.code, answer.error.message);
+            if (!answer || !('result' in answer))
+              throw new VaultstreamError('DECODE_FAILED', `${url}: ${method} answered without result`, {
+                retryable: true,
+              });
+            return answer.result as T;
+          } catch (e) {
+            if (e instanceof VaultstreamError && e.retryable) opts.onFault?.(e, url, method);
+            throw e;
+          }
+        },
+        {
+          attempts: opts.maxAttempts,
+          baseMs: opts.backoffMs,
+          maxMs: opts.maxBackoffMs ?? 10_000,
+          jitter: opts.jitter ?? 0,
+          retryable: (e) => e instanceof VaultstreamError && e.retryable,
+          retryAfterMs,
+          sleep: opts.sleep,
+        },
+      );
     },
   };
 }
