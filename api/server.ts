@@ -1,12 +1,14 @@
 /**
- * The Koa application: the request pipeline of api/http (metrics, compression, the
- * error contract, rate limiting, body parsing), the OpenAPI document and docs page,
- * the operations endpoints, and one route per endpoint of `ENDPOINTS` answered by
- * its handler in `api/handlers/`.
+ * The Koa application, assembled in one place (`assembleApp`): the request pipeline of
+ * api/http (metrics, compression, the error contract, rate limiting, body parsing), the
+ * OpenAPI document and docs page, the operations endpoints, and one route per endpoint of
+ * `ENDPOINTS` answered by its handler. Production (`createApp`) passes the handlers of
+ * `api/handlers/` with the store, `/status` and the dashboard; the HTTP tests pass their own
+ * handlers and probe routes to the same function, so they run on the app production runs.
  */
 import type { Server } from 'node:http';
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import type { Bus } from '../bus/types.ts';
 import type { Config } from '../core/config.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
@@ -17,9 +19,74 @@ import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
 import { ENDPOINTS } from './http/endpoints.ts';
-import { createHttpKit } from './http/kit.ts';
+import { createHttpKit, type HttpKit } from './http/kit.ts';
+import type { EndpointKey } from './http/responses.ts';
 import type { Readiness } from './readiness.ts';
 import { pipelineStatus } from './status.ts';
+
+/** Handlers by endpoint key; each is given the request and `D` (production: `HandlerDeps`). */
+export type EndpointHandlers<D> = Partial<Record<EndpointKey, (ctx: Context, deps: D) => Promise<void>>>;
+
+/** What `assembleApp` builds an app from. */
+export interface AppParts<D> {
+  /** The `api` section of the configuration: cache, rate limit, body limit. */
+  api: Config['api'];
+  /** Changes whenever new data lands; keys the response cache. */
+  dataVersion: () => number | string;
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number;
+  log?: Logger;
+  /** One route per `ENDPOINTS` entry that has a handler here (production: `HANDLERS`). */
+  handlers: EndpointHandlers<D>;
+  /** What every handler is given, built once from the app's kit. */
+  handlerDeps: (kit: HttpKit) => D;
+  /** The `/readyz` check (api/readiness.ts): migrations, chain phases, stored watermark lag. */
+  readiness?: Pick<Readiness, 'check'>;
+  /** A fixed readiness answer (stand-in apps); used only when `readiness` is absent. */
+  ready?: () => boolean;
+  /** Routes beyond the endpoints and the operations ones (production: `/status` and the dashboard). */
+  extraRoutes?: (router: Router, kit: HttpKit) => void;
+  /** Replays cached answers before Koa (api/http/fast.ts), as production does; `false` keeps every request in Koa. */
+  fast?: boolean;
+}
+
+/** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, the endpoints, then `extraRoutes`. */
+export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
+  const app = new Koa();
+  const router = new Router();
+  const log = parts.log ?? silentLogger;
+  const kit = createHttpKit({ api: parts.api, version: parts.dataVersion, log, clock: parts.clock });
+  const deps = parts.handlerDeps(kit);
+  for (const e of ENDPOINTS) {
+    const handler = parts.handlers[e.key];
+    if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, deps));
+  }
+  for (const m of kit.middleware) app.use(m);
+  kit.mountDocs(router);
+  router.get('/livez', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    if (parts.readiness) {
+      const report = await parts.readiness.check();
+      ctx.status = report.status === 'ready' ? 200 : 503;
+      ctx.body = report;
+      return;
+    }
+    const ok = parts.ready?.() ?? false;
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { status: ok ? 'ready' : 'not_ready', reasons: ok ? [] : ['not started'] };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+  parts.extraRoutes?.(router, kit);
+  app.use(router.routes()).use(router.allowedMethods());
+  if (parts.fast !== false) kit.fast.install(app); // cached answers replayed before Koa (api/http/fast.ts)
+  return { app, kit };
+}
 
 export interface ApiDeps {
   store: Store;
@@ -40,61 +107,48 @@ export interface ApiDeps {
   readiness?: Pick<Readiness, 'check'>;
 }
 
+/** The production app: the handlers of api/handlers over `store`, plus `/status` and the dashboard. */
 export function createApp(deps: ApiDeps): Koa {
-  const app = new Koa();
-  const router = new Router();
   const log = deps.log ?? silentLogger;
-  const kit = createHttpKit({ api: deps.config.api, version: deps.dataVersion, log, clock: deps.clock });
-  const handlerDeps: HandlerDeps = {
-    store: deps.store,
-    config: deps.config,
-    kit,
-    // Notes its reads: a cache key chosen after one (a time-relative default) is replayed within its second only.
-    clock: kit.fast.clock,
-    log,
-    mintFlow: deps.mintFlow,
+  return assembleApp<HandlerDeps>({
+    api: deps.config.api,
     dataVersion: deps.dataVersion,
-  };
-  tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
-  for (const e of ENDPOINTS) {
-    const handler = HANDLERS[e.key];
-    if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, handlerDeps));
-  }
-  for (const m of kit.middleware) app.use(m);
-  kit.mountDocs(router);
-  router.get('/livez', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    if (deps.readiness) {
-      const report = await deps.readiness.check();
-      ctx.status = report.status === 'ready' ? 200 : 503;
-      ctx.body = report;
-      return;
-    }
-    const ok = deps.ready?.() ?? false;
-    ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ready' : 'not_ready', reasons: ok ? [] : ['not started'] };
-  });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
-  });
-  router.get('/status', async (ctx) => {
-    const body = { ...(await pipelineStatus(deps.store, deps.bus)), ingest: deps.ingestProgress?.() ?? null };
-    ctx.vary('Accept');
-    if (prefersHtml(ctx)) {
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = statusPage(body);
-      return;
-    }
-    ctx.body = body;
-  });
-  mountDashboard(router, { store: deps.store });
-  app.use(router.routes()).use(router.allowedMethods());
-  kit.fast.install(app); // cached answers replayed before Koa (api/http/fast.ts)
-  return app;
+    clock: deps.clock,
+    log,
+    readiness: deps.readiness,
+    ready: deps.ready,
+    handlers: HANDLERS,
+    handlerDeps: (kit) => {
+      const handlerDeps: HandlerDeps = {
+        store: deps.store,
+        config: deps.config,
+        kit,
+        // Notes its reads: a cache key chosen after one (a time-relative default) is replayed within its second only.
+        clock: kit.fast.clock,
+        log,
+        mintFlow: deps.mintFlow,
+        dataVersion: deps.dataVersion,
+      };
+      tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
+      return handlerDeps;
+    },
+    extraRoutes: (router) => {
+      router.get('/status', async (ctx) => {
+        const body = {
+          ...(await pipelineStatus(deps.store, deps.bus)),
+          ingest: deps.ingestProgress?.() ?? null,
+        };
+        ctx.vary('Accept');
+        if (prefersHtml(ctx)) {
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = statusPage(body);
+          return;
+        }
+        ctx.body = body;
+      });
+      mountDashboard(router, { store: deps.store });
+    },
+  }).app;
 }
 
 export function listen(app: Koa, host: string, port: number): Promise<Server> {

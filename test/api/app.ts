@@ -1,19 +1,20 @@
 /**
- * A real Koa app on 127.0.0.1:0 with the API pipeline (api/http/kit.ts) and,
- * for each of the sixteen endpoints, a stub handler that validates its inputs
- * with the endpoint's schemas and echoes what it parsed. Extra `/v1/test/*`
- * routes drive the cache and the error mapping.
+ * A real Koa app on 127.0.0.1:0 built by api/server.ts `assembleApp`, the function the
+ * production app goes through (pipeline of api/http/kit.ts, error contract, docs, `/livez`,
+ * `/readyz`, `/metrics`, one route per endpoint), with, for each of the sixteen endpoints, a
+ * stub handler that validates its inputs with the endpoint's schemas and echoes what it
+ * parsed. Extra `/v1/test/*` routes drive the cache and the error mapping.
  */
 import type { AddressInfo } from 'node:net';
-import Router from '@koa/router';
-import Koa from 'koa';
-import { ENDPOINTS } from '../../api/http/endpoints.ts';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ENDPOINTS, type Endpoint } from '../../api/http/endpoints.ts';
 import { ApiError } from '../../api/http/errors.ts';
-import { createHttpKit, type HttpKit } from '../../api/http/kit.ts';
+import type { HttpKit } from '../../api/http/kit.ts';
 import { parseBody, parsePath, parseQuery } from '../../api/http/params.ts';
+import { assembleApp, type EndpointHandlers } from '../../api/server.ts';
 import { parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
-import { registry } from '../../core/metrics.ts';
 
 export const WATERMARK = '2024-05-01T12:00:00.000Z';
 
@@ -28,37 +29,30 @@ export interface TestApp {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the app; `api` is the raw `api` config section (defaults fill the rest). */
-export async function startTestApp(
-  opts: { api?: Record<string, unknown>; clock?: () => number; fast?: boolean } = {},
-) {
-  const cfg = parseConfig({ api: opts.api ?? {} });
-  let version = 1;
-  const kit = createHttpKit({ api: cfg.api, version: () => version, clock: opts.clock });
-  const loads = new Map<string, number>();
-  const app = new Koa();
-  const router = new Router();
+/** The stub of endpoint `e`: parses its path, query and body with the endpoint's schemas and echoes them. */
+function echo(e: Endpoint) {
+  return async (ctx: Context, kit: HttpKit) => {
+    const params = e.params ? parsePath(e.params, ctx) : {};
+    const query = parseQuery(e.query, ctx);
+    if (e.body) {
+      ctx.body = { data: { params, query, body: parseBody(e.body, ctx) } };
+      return;
+    }
+    if (e.key === 'GET /token-holders' && ctx.query.fail !== undefined)
+      throw new Error('boom at /secret/path.ts');
+    await kit.respond(ctx, async () => ({ body: { data: { params, query } }, watermark: WATERMARK }));
+  };
+}
 
-  for (const e of ENDPOINTS) {
-    router.register(`/v1${e.routerPath}`, [e.method], async (ctx) => {
-      const params = e.params ? parsePath(e.params, ctx) : {};
-      const query = parseQuery(e.query, ctx);
-      if (e.body) {
-        ctx.body = { data: { params, query, body: parseBody(e.body, ctx) } };
-        return;
-      }
-      if (e.key === 'GET /token-holders' && ctx.query.fail !== undefined)
-        throw new Error('boom at /secret/path.ts');
-      await kit.respond(ctx, async () => ({ body: { data: { params, query } }, watermark: WATERMARK }));
-    });
-  }
+/** The probe routes: a slow counted load (`fail` throws), a large body, and one throw per error kind. */
+function probes(router: Router, kit: HttpKit, loads: Map<string, number>, version: () => number): void {
   router.get('/v1/test/slow', async (ctx) => {
     const id = String(ctx.query.id ?? '');
     await kit.respond(ctx, async () => {
       loads.set(id, (loads.get(id) ?? 0) + 1);
       await sleep(50);
       if (id === 'fail') throw new VaultstreamError('STORE_UNAVAILABLE', 'store down');
-      return { body: { data: { id, version } }, watermark: 1_714_564_800 };
+      return { body: { data: { id, version: version() } }, watermark: 1_714_564_800 };
     });
   });
   router.get('/v1/test/big', async (ctx) => {
@@ -74,19 +68,27 @@ export async function startTestApp(
     if (kind === 'string') throw 'a thrown string';
     throw new TypeError('cannot read x of undefined');
   });
-  router.get('/livez', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
-  });
-  kit.mountDocs(router);
+}
 
-  for (const m of kit.middleware) app.use(m);
-  app.use(router.routes()).use(router.allowedMethods());
-  // As the server does: repeated cached answers skip Koa (api/http/fast.ts); `fast: false` keeps them in it.
-  if (opts.fast !== false) kit.fast.install(app);
+/** Starts the app; `api` is the raw `api` config section (defaults fill the rest). */
+export async function startTestApp(
+  opts: { api?: Record<string, unknown>; clock?: () => number; fast?: boolean } = {},
+) {
+  const cfg = parseConfig({ api: opts.api ?? {} });
+  let version = 1;
+  const loads = new Map<string, number>();
+  const handlers: EndpointHandlers<HttpKit> = Object.fromEntries(ENDPOINTS.map((e) => [e.key, echo(e)]));
+  const { app, kit } = assembleApp({
+    api: cfg.api,
+    dataVersion: () => version,
+    clock: opts.clock,
+    handlers,
+    handlerDeps: (k) => k,
+    ready: () => true,
+    extraRoutes: (router, k) => probes(router, k, loads, () => version),
+    // As the server does: repeated cached answers skip Koa (api/http/fast.ts); `fast: false` keeps them in it.
+    fast: opts.fast,
+  });
 
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
