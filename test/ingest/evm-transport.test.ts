@@ -150,7 +150,7 @@ describe('the EVM transport', () => {
       ['RATE_LIMITED', 'RPC_RATE_LIMITED'],
       ['HTTP_ERROR', 'RPC_UNAVAILABLE'],
     ]);
-    expect((faults[1].fault as HttpRequestError).status).toBe(503);
+    expect((faults[1].fault as unknown as HttpRequestError).status).toBe(503);
     expect(faults[1].fault.message).toMatch(/HTTP 503/);
   });
 
