@@ -9,11 +9,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Router from '@koa/router';
-import Koa from 'koa';
-import { HANDLERS } from '../../../api/handlers/index.ts';
-import { ENDPOINTS } from '../../../api/http/endpoints.ts';
-import { createHttpKit } from '../../../api/http/kit.ts';
 import { createApp, listen } from '../../../api/server.ts';
 import type { Bus } from '../../../bus/types.ts';
 import { createBus, createCodec, createStore } from '../../../cli/wiring.ts';
@@ -42,34 +37,10 @@ export interface Pipeline {
 export interface PipelineOptions {
   /** Raw config (validated with the defaults); `dataDir` is set here. */
   config: Record<string, unknown>;
-  /** The API's on-demand mint-flow lookup (the lead wires the tracker in api/server.ts). */
+  /** The API's on-demand mint-flow lookup (`mintFlow` of api/server.ts createApp; production passes the tracker). */
   mintFlow?: { lookup(signature: string): Promise<'tracked' | 'not_flow'> };
   /** A data directory to reuse (restart tests); default a fresh temp one. */
   dataDir?: string;
-}
-
-/**
- * The endpoints of api/handlers over the request pipeline of api/http, with the
- * mint-flow lookup in the handlers' deps (what api/server.ts does once it wires the
- * tracker in).
- */
-function handlersApp(
-  config: Config,
-  store: Store,
-  version: () => number,
-  mintFlow: NonNullable<PipelineOptions['mintFlow']>,
-): Koa {
-  const app = new Koa();
-  const router = new Router();
-  const kit = createHttpKit({ api: config.api, version });
-  const deps = { store, config, kit, clock: Date.now, log: silentLogger, mintFlow };
-  for (const e of ENDPOINTS) {
-    const handler = HANDLERS[e.key];
-    if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, deps));
-  }
-  for (const m of kit.middleware) app.use(m);
-  app.use(router.routes()).use(router.allowedMethods());
-  return app;
 }
 
 /** Starts bus, consumers, store and API; publishes the registry. */
@@ -86,9 +57,13 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   await processor.start();
   await publishRegistry(config, bus, codec);
   await processor.drained();
-  const app = opts.mintFlow
-    ? handlersApp(config, store, () => processor.dataVersion, opts.mintFlow)
-    : createApp({ store, config, dataVersion: () => processor.dataVersion, ready: () => true });
+  const app = createApp({
+    store,
+    config,
+    dataVersion: () => processor.dataVersion,
+    ready: () => true,
+    mintFlow: opts.mintFlow,
+  });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
