@@ -18,8 +18,8 @@ import { FAMILIES, type FamilyName } from '../schemas/families.ts';
 import { fastValid } from '../schemas/fast-valid.ts';
 import { TsvLines } from '../store/tsv.ts';
 import { type KeyRange, KeyRangeCollector, stateChangeIndexes } from './dedup.ts';
-import { STATE_CHECKED, toRow, VERSIONED } from './rows.ts';
-import { TRANSFER_COLUMNS, transcodeTransfer } from './transcode.ts';
+import { toRow } from './rows.ts';
+import { transcoderFor } from './transcode.ts';
 
 /** A batch's record values, laid end to end: record `i` is `data[i ? ends[i - 1] : 0, ends[i])`. */
 export interface PackedValues {
@@ -82,8 +82,9 @@ interface Pending {
 /**
  * Decodes, validates and encodes a batch's records. `firstVer` is the `ver` of record 0;
  * record `i` gets `firstVer + i` (gaps where records are dead do no harm: only the order counts).
- * Transfers in the newest schema go straight from Avro to their line (streams/transcode.ts);
- * every other record is decoded, checked (fastValid, else zod) and mapped by `toRow`.
+ * Records of a family with a transcoder (transfers) in the newest schema go straight from Avro
+ * to their line (streams/transcode.ts); every other record is decoded, checked (fastValid, else
+ * zod) and mapped by `toRow`, as the family's descriptor says.
  */
 export async function prepareRows(
   codec: EventCodec,
@@ -102,9 +103,11 @@ export async function prepareRows(
       if (codec.needsFetch(value(i))) unfetched.set(i, errorMessage(err));
     });
   }
-  const schema = FAMILIES[family].schema;
-  const versioned = VERSIONED.has(family);
-  const checked = STATE_CHECKED.has(family);
+  const desc = FAMILIES[family];
+  const schema = desc.schema;
+  const versioned = desc.versioned;
+  const checked = desc.stateChecked;
+  const transcoder = transcoderFor(family, codec.latest(family).type);
   const lines = new TsvLines();
   const ranges = new KeyRangeCollector();
   const dead: Prepared['dead'] = [];
@@ -114,16 +117,18 @@ export async function prepareRows(
   let columns: readonly string[] | undefined;
   for (let i = 0; i < n; i++) {
     const ver = versioned ? firstVer + i : 0;
-    if (family === 'transfers') {
+    if (transcoder) {
       const v = values[i];
       const at = codec.newestBodyStart(family, v);
-      const t = at < 0 ? undefined : transcodeTransfer(v, at, v.length, ver, lines);
+      const t = at < 0 ? undefined : transcoder.line(v, at, v.length, ver, lines);
       if (t) {
-        columns ??= TRANSFER_COLUMNS;
+        columns ??= transcoder.columns;
         source.push(i);
-        ids.push(t.eventId);
-        live.push(t.removed ? 0 : 1);
-        ranges.add(t.vault, t.chainId, t.blockNumber);
+        if (checked) {
+          ids.push(t.eventId);
+          live.push(t.removed ? 0 : 1);
+          ranges.add(t.vault, t.chainId, t.blockNumber);
+        }
         continue;
       }
     }
@@ -139,7 +144,7 @@ export async function prepareRows(
           ? { success: true as const, data: rec as never }
           : schema.safeParse(rec);
         if (parsed.success) {
-          const row = toRow(family, parsed.data);
+          const row = toRow(family, parsed.data as never);
           if (versioned) row.ver = ver;
           columns ??= Object.keys(row);
           lines.row(row, columns);

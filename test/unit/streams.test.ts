@@ -92,7 +92,7 @@ describe('row helpers', () => {
     const row = toRow('fees', {
       ...chainEvent,
       removed: false,
-      kind: 'PLATFORM',
+      kind: 'MANAGEMENT',
       token: addr('A'),
       amount: '2500000',
       decimals: 6,

@@ -7,17 +7,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { codecFor } from '../../schemas/codec.ts';
-import { FAMILIES } from '../../schemas/families.ts';
+import { FAMILIES, type Valid } from '../../schemas/families.ts';
 import { fastValid } from '../../schemas/fast-valid.ts';
 import { TsvLines } from '../../store/tsv.ts';
 import { encodeRows, prepareRows } from '../../streams/batch-encoder.ts';
 import { toRow } from '../../streams/rows.ts';
-import { TRANSFER_COLUMNS, transcodeTransfer } from '../../streams/transcode.ts';
+import { transcoderFor } from '../../streams/transcode.ts';
 import { base58, EVM_ZERO, SOLANA_ZERO } from '../support/events.ts';
 import { seededRandom } from '../support/rng.ts';
 
 const codec = codecFor({ topicPrefix: 't.' });
 const HEAD = 10;
+const transcoder = transcoderFor('transfers', codec.latest('transfers').type)!;
+const TRANSFER_COLUMNS = transcoder.columns;
 
 type Rec = Record<string, unknown>;
 
@@ -51,7 +53,7 @@ function general(bytes: Buffer, ver: number): { line: Buffer; row: Rec } | undef
     ? { success: true as const, data: rec }
     : FAMILIES.transfers.schema.safeParse(rec);
   if (!parsed.success) return undefined;
-  const row = toRow('transfers', parsed.data);
+  const row = toRow('transfers', parsed.data as Valid<'transfers'>);
   row.ver = ver;
   const lines = new TsvLines();
   lines.row(row, Object.keys(row));
@@ -60,7 +62,7 @@ function general(bytes: Buffer, ver: number): { line: Buffer; row: Rec } | undef
 
 function fast(bytes: Buffer, ver: number) {
   const lines = new TsvLines();
-  const t = transcodeTransfer(bytes, HEAD, bytes.length, ver, lines);
+  const t = transcoder.line(bytes, HEAD, bytes.length, ver, lines);
   const out = lines.finish();
   if (!t) {
     // Declined: nothing written.
@@ -93,7 +95,10 @@ const enc = (rec: Rec) => codec.encodeSync('transfers', rec);
 
 describe('transfer transcoder', () => {
   it('writes the columns of toRow, then ver', () => {
-    expect([...TRANSFER_COLUMNS]).toEqual([...Object.keys(toRow('transfers', transfer())), 'ver']);
+    expect([...TRANSFER_COLUMNS]).toEqual([
+      ...Object.keys(toRow('transfers', transfer() as Valid<'transfers'>)),
+      'ver',
+    ]);
   });
 
   it('takes ordinary EVM and Solana transfers and writes what the general path writes', () => {
