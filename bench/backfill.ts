@@ -1,7 +1,7 @@
 /**
- * End-to-end backfill benchmark, as a user runs it: `npx tsx bench/backfill.ts
- * [--transfers 200000] [--per-block 100] [--holders 2000] [--seed 15] [--runtime auto|tsx|compiled]
- * [--cpu-prof DIR]`.
+ * End-to-end backfill benchmark, as a user runs it: `npx tsx bench/backfill.ts [--size tiny|full]
+ * [--out FILE.json] [--transfers 200000] [--per-block 100] [--holders 2000] [--seed 15]
+ * [--runtime auto|tsx|compiled] [--cpu-prof DIR]` (tiny: 2,000 transfers, 200 holders).
  * Starts anvil, deploys a batch emitter as the vault's share token and writes a seeded
  * chain: `--per-block` share `Transfer` logs in each block (one transaction per block),
  * first a mint to each of `--holders` holders, then transfers between them (about one in a
@@ -10,9 +10,9 @@
  * a config file with that chain, the vault and the devnet off, and times spawn -> every
  * transfer stored (`transfers` view) and `/v1/vaults/holders`' totalHolders equal to the
  * count computed here. Reports the seconds, the CPU seconds and peak RSS of the CLI's
- * process tree (and anvil's CPU seconds while it served) to
- * bench/results/backfill-latest.json (not with `--cpu-prof DIR`, which writes the CLI's
- * .cpuprofile files to DIR instead). Also reported: `ingestDoneSeconds` (the CLI's
+ * process tree (and anvil's CPU seconds while it served), against issue 15's targets for the
+ * full size (not with `--cpu-prof DIR`, which writes the CLI's .cpuprofile files to DIR
+ * instead and prints the result). Also reported: `ingestDoneSeconds` (the CLI's
  * 'backfill bench: done' line), the tree's RSS every half second and, at the end, its
  * anonymous and file-backed parts. `BENCH_NODE_ARGS` adds Node flags to the CLI (e.g.
  * `--trace-gc`); `BENCH_CHILD_OUT=file` keeps the CLI's stdout.
@@ -22,23 +22,29 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { encodeFunctionData, type Hex, keccak256, parseAbi, toHex } from 'viem';
 import { anvilAccount, startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { Rng } from '../devnet/sim/rng.ts';
+import { benchArgs, row, type Target, writeReport } from './report.ts';
 
-const { values } = parseArgs({
-  options: {
-    transfers: { type: 'string', default: '200000' },
-    'per-block': { type: 'string', default: '100' },
-    holders: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '15' },
-    runtime: { type: 'string', default: 'auto' },
-    'cpu-prof': { type: 'string' },
-    'timeout-s': { type: 'string', default: '600' },
+const {
+  values,
+  size,
+  out: outFile,
+} = benchArgs(
+  'backfill',
+  {
+    transfers: undefined,
+    'per-block': '100',
+    holders: undefined,
+    seed: '15',
+    runtime: 'auto',
+    'cpu-prof': undefined,
+    'timeout-s': '600',
   },
-});
+  { tiny: { transfers: '2000', holders: '200' }, full: { transfers: '200000', holders: '2000' } },
+);
 const transfers = Number(values.transfers);
 const perBlock = Number(values['per-block']);
 const holderCount = Math.min(Number(values.holders), transfers);
@@ -319,7 +325,6 @@ try {
   if (process.env.BENCH_CHILD_OUT) writeFileSync(process.env.BENCH_CHILD_OUT, out);
 
   const result = {
-    date: new Date().toISOString(),
     node: process.version,
     runtime: values.runtime,
     transfers,
@@ -338,12 +343,23 @@ try {
     /** Tree RSS (MB) every half second from spawn. */
     rssMbEveryHalfSecond: rssTimeline.filter((_, k) => k % 5 === 4),
   };
-  if (!values['cpu-prof']) {
-    const file = join(ROOT, 'bench', 'results', 'backfill-latest.json');
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  if (values['cpu-prof']) console.log(JSON.stringify(result, null, 2));
+  else {
+    // Issue 15's targets are for its chain: 200,000 transfers, 100 per block.
+    const applies = transfers === 200_000 && perBlock === 100;
+    const at = (text: string, bound: number): Target => ({ text, bound, better: 'lower' });
+    const what = `EVM backfill end to end (${transfers.toLocaleString('en')} transfers, ${perBlock}/block)`;
+    writeReport(outFile, {
+      name: 'backfill',
+      size,
+      rows: [
+        row(`${what}: spawn to every event stored`, result.endToEndSeconds, 's', at('≤ 8 s', 8), applies),
+        row(`${what}: CPU time of the CLI`, result.cpuSeconds, 'CPU-s', at('≤ 8 CPU-s', 8), applies),
+        row(`${what}: peak RSS of the CLI`, result.peakRssMb, 'MB', at('≤ 600 MB', 600), applies),
+      ],
+      result,
+    });
   }
-  console.log(JSON.stringify(result, null, 2));
 } finally {
   child?.kill('SIGKILL');
   await node.stop();

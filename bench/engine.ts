@@ -1,22 +1,29 @@
 /**
- * The engine alone: 1M transfer rows, encoded as TabSeparated beforehand, inserted in
- * 50k-row batches through the store into the real `transfers_raw` (with its views), into
- * a Null table (parsing only), and, for comparison, through chDB's own raw insert, which
- * reads the body as the inline data of a query. Usage:
- *   node --import tsx bench/engine.ts [rows] [batch]
+ * The engine alone: 1M transfer rows (10,000 with `--size tiny`), encoded as TabSeparated
+ * beforehand, inserted in 50k-row batches (5,000 tiny) through the store into the real
+ * `transfers_raw` (with its views), into a Null table (parsing only), and, for comparison,
+ * through chDB's own raw insert, which reads the body as the inline data of a query. Usage:
+ *   npx tsx bench/engine.ts [--size tiny|full] [--out FILE.json] [--rows N] [--batch N]
+ * A diagnostic (no target): where the insert's time goes, engine or store.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStore } from '../cli/wiring.ts';
 import { parseConfig } from '../core/config.ts';
+import { transferEvents } from '../devnet/synthetic-transfers.ts';
 import { toTsvBuffer } from '../store/tsv.ts';
 import { type Row, toRow } from '../streams/rows.ts';
 import { migrate } from '../views/migrate.ts';
-import { transferEvents } from './events.ts';
+import { benchArgs, row, writeReport } from './report.ts';
 
-const total = Number(process.argv[2] ?? 1_000_000);
-const batch = Number(process.argv[3] ?? 50_000);
+const { values, size, out } = benchArgs(
+  'engine',
+  { rows: undefined, batch: undefined },
+  { tiny: { rows: '10000', batch: '5000' }, full: { rows: '1000000', batch: '50000' } },
+);
+const total = Number(values.rows);
+const batch = Number(values.batch);
 const dir = mkdtempSync(join(tmpdir(), 'vs-engine-'));
 const cfg = parseConfig({ dataDir: dir, logLevel: 'warn' });
 const store = await createStore(cfg);
@@ -29,10 +36,10 @@ let columns: string[] = [];
 let rows: Row[] = [];
 let ver = 1;
 for (const ev of transferEvents(total, 50)) {
-  const row = toRow('transfers', ev);
-  row.ver = ver++;
-  rows.push(row);
-  if (rows.length === batch) {
+  const r = toRow('transfers', ev);
+  r.ver = ver++;
+  rows.push(r);
+  if (rows.length === batch || ver > total) {
     columns = Object.keys(rows[0]);
     batches.push(toTsvBuffer(rows, columns));
     rows = [];
@@ -70,17 +77,24 @@ const results = [
     chdb.rawInsert({ table: `${db}.transfers_null`, columns, values: b, format: 'TabSeparated' }),
   ),
 ];
-console.log(
-  JSON.stringify(
-    {
-      rows: total,
-      batch,
-      bytesPerRow: Math.round(batches.reduce((a, b) => a + b.length, 0) / total),
-      results,
-    },
-    null,
-    1,
+writeReport(out, {
+  name: 'engine',
+  size,
+  rows: results.map((r) =>
+    row(
+      `engine: insert ${total.toLocaleString('en')} TSV rows, ${r.label}`,
+      r.seconds,
+      's',
+      undefined,
+      true,
+      {
+        cpuSeconds: r.cpuSeconds,
+      },
+    ),
   ),
-);
+  rowsInserted: total,
+  batch,
+  bytesPerRow: Math.round(batches.reduce((a, b) => a + b.length, 0) / total),
+});
 await store.close();
 rmSync(dir, { recursive: true, force: true });

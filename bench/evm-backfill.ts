@@ -1,34 +1,34 @@
 /**
- * EVM backfill benchmark: `npx tsx bench/evm-backfill.ts [--events 200000] [--per-tx 5000]
- * [--empty-blocks 5000] [--range 2000]`. Starts anvil, deploys the test Emitter
- * (many share Transfer logs per transaction), mines the empty blocks, then the events
- * (one transaction per block), then
- * times the EVM ingester backfilling them into the in-process bus (fsync'd log):
- * events/s, blocks/s, and where the time goes (waiting on RPC, publishing to the
- * bus, the rest: decoding, mapping, encoding). Writes bench/results/evm-latest.json.
+ * EVM ingester benchmark: `npx tsx bench/evm-backfill.ts [--size tiny|full] [--out FILE.json]
+ * [--events 200000] [--per-tx 5000] [--empty-blocks 5000] [--range 2000]` (tiny: 2,000 events,
+ * 1,000 per transaction, 50 empty blocks). Starts anvil, deploys the Emitter (devnet/emitter.ts:
+ * many share Transfer logs per transaction), mines the empty blocks, then the events (one
+ * transaction per block), then times the EVM ingester alone backfilling them into the in-process
+ * bus (fsync'd log): events/s, blocks/s, and where the time goes (waiting on RPC, publishing to
+ * the bus, the rest: decoding, mapping, encoding). A diagnostic (no target): bench/backfill.ts
+ * times the whole CLI.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join } from 'node:path';
 import { InProcessBus } from '../bus/inprocess.ts';
 import type { Bus, BusMessage } from '../bus/types.ts';
 import { parseConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { startAnvil } from '../devnet/anvil.ts';
+import { addr, anvilRpc, deployEmitter, emitTransfers } from '../devnet/emitter.ts';
 import { startEvmIngest } from '../ingest/evm/index.ts';
 import { EventCodec } from '../schemas/codec.ts';
-import { addr, anvilRpc, deployEmitter, emitTransfers } from '../test/ingest/evm-support.ts';
+import { benchArgs, round, row, writeReport } from './report.ts';
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '200000' },
-    'per-tx': { type: 'string', default: '5000' },
-    'empty-blocks': { type: 'string', default: '5000' },
-    range: { type: 'string', default: '2000' },
+const { values, size, out } = benchArgs(
+  'evm-backfill',
+  { events: undefined, 'per-tx': undefined, 'empty-blocks': undefined, range: '2000' },
+  {
+    tiny: { events: '2000', 'per-tx': '1000', 'empty-blocks': '50' },
+    full: { events: '200000', 'per-tx': '5000', 'empty-blocks': '5000' },
   },
-});
+);
 const events = Number(values.events);
 const perTx = Number(values['per-tx']);
 const emptyBlocks = Number(values['empty-blocks']);
@@ -100,9 +100,13 @@ try {
     codec: new EventCodec(),
     log: createLogger(process.env.LOG_LEVEL ?? 'info', 'evm-bench'),
   });
+  // Done when every block is taken and its events counted (the count follows the block cursor).
+  const deadline = Date.now() + 600_000;
   for (;;) {
     const p = ingest.progress()[0];
-    if (p && p.next === head + 1) break;
+    if (p && p.next === head + 1 && p.eventsPublished >= events) break;
+    if (Date.now() > deadline)
+      throw new Error(`backfill not done in 600 s: ${JSON.stringify(p)} (head ${head}, ${events} events)`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -112,7 +116,6 @@ try {
   const rpcSeconds = p.rpcWaitMs / 1000;
   const publishSeconds = bus.publishMs / 1000;
   const result = {
-    date: new Date().toISOString(),
     node: process.version,
     events,
     eventsPerTx: perTx,
@@ -132,10 +135,16 @@ try {
   };
   if (p.eventsPublished !== events)
     throw new Error(`published ${p.eventsPublished} events, expected ${events}`);
-  const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'evm-latest.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-  console.log(JSON.stringify(result, null, 2));
+  const what = `EVM ingester alone, ${events.toLocaleString('en')} logs in ${(head + 1).toLocaleString('en')} blocks`;
+  writeReport(out, {
+    name: 'evm-backfill',
+    size,
+    rows: [
+      row(`${what}: backfill to the in-process bus`, result.eventsPerSecond, 'events/s'),
+      row(`${what}: share of the time waiting on RPC`, round(result.rpcWaitShare, 3), 'share'),
+    ],
+    result,
+  });
 } finally {
   await node.stop();
   rmSync(root, { recursive: true, force: true });

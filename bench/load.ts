@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 
 interface AutocannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -13,6 +13,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export interface LoadNumbers {
   requestsPerSecond: number;
+  /** Requests answered in the run (0: none came back in time, and the other numbers mean nothing). */
+  completed: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
@@ -24,6 +26,7 @@ export async function load(url: string, seconds: number, connections = 100): Pro
   const r = await autocannon({ url, connections, duration: seconds });
   return {
     requestsPerSecond: r.requests.average,
+    completed: r.requests.total,
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     non2xx: r.non2xx,

@@ -12,9 +12,9 @@ import type { Bus } from '../bus/types.ts';
 import { createBus, createCodec, createStore } from '../cli/wiring.ts';
 import { type Config, parseConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
+import { transferEvents } from '../devnet/synthetic-transfers.ts';
 import { StreamProcessor } from '../streams/processor.ts';
 import { migrate } from '../views/migrate.ts';
-import { transferEvents } from './events.ts';
 
 export interface PipelineBenchResult {
   bus: string;

@@ -1,6 +1,6 @@
 /**
- * Views micro-benchmark: `npx tsx bench/views.ts [--events FILE.ndjson | --data-dir DIR]
- * [--now UNIX_SECONDS] [--runs 15] [--views a,b,...] [--json FILE]`.
+ * Views micro-benchmark: `npx tsx bench/views.ts [--size tiny|full] [--out FILE.json]
+ * [--events FILE.ndjson | --data-dir DIR] [--now UNIX_SECONDS] [--runs 15] [--views a,b,...]`.
  *
  * Times, on one embedded store (chDB, one query at a time), the API's uncached load of the
  * vault data (`loadContexts` over every registered vault) and a `SELECT *` of each metric view
@@ -12,22 +12,23 @@
  * the vault scenario (write that scenario's lines to a file to benchmark on it; bench/ does not
  * import test/); `--data-dir` uses an existing data dir as it is; with neither, a small
  * dataset is generated with `bench/api.ts generate` (3 vaults, a year of history, 1000
- * holders). `--now` is the API clock (default: the current time). The migrations are applied
- * first, so the run measures the views of the working tree.
+ * holders; tiny: 1 vault, 100 holders, 1 run). `--now` is the API clock (default: the current
+ * time). The migrations are applied first, so the run measures the views of the working tree.
  *
- * Results are printed (and written as JSON to `--json FILE` when given).
+ * Results are printed and reported (rows: the vault data load and the sum over the views of
+ * their median; every view's timing in `results`). A diagnostic: no target.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadRegistry } from '../api/read/registry.ts';
 import { loadContexts } from '../api/read/vault-context.ts';
 import { parseConfig } from '../core/config.ts';
 import { createStore } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
+import { benchArgs, round, row, writeReport } from './report.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -61,6 +62,7 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
 async function prepare(
   events: string | undefined,
   dataDir: string | undefined,
+  generated: { vaults: string; holders: string },
 ): Promise<{ dir: string; temp?: string }> {
   if (dataDir) return { dir: dataDir };
   const temp = mkdtempSync(join(tmpdir(), 'vs-bench-views-'));
@@ -73,7 +75,15 @@ async function prepare(
   } else {
     await run(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bench', 'api.ts'), 'generate', dir, '3', '1000'],
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench', 'api.ts'),
+        'generate',
+        dir,
+        generated.vaults,
+        generated.holders,
+      ],
       env,
     );
   }
@@ -100,21 +110,19 @@ async function time(runs: number, f: () => Promise<number>): Promise<Timing> {
   return { min: r(ms[0]), median: r(ms[Math.floor(ms.length / 2)]), max: r(ms[ms.length - 1]), rows };
 }
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string' },
-    'data-dir': { type: 'string' },
-    now: { type: 'string' },
-    runs: { type: 'string', default: '15' },
-    views: { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const { values, size, out } = benchArgs(
+  'views',
+  { events: undefined, 'data-dir': undefined, now: undefined, views: undefined, runs: undefined },
+  { tiny: { runs: '1', vaults: '1', holders: '100' }, full: { runs: '15', vaults: '3', holders: '1000' } },
+);
 const runs = Number(values.runs);
 const nowMs = values.now ? Number(values.now) * 1000 : Date.now();
 const views = values.views ? values.views.split(',') : VIEWS;
 
-const { dir, temp } = await prepare(values.events, values['data-dir']);
+const { dir, temp } = await prepare(values.events, values['data-dir'], {
+  vaults: values.vaults,
+  holders: values.holders,
+});
 const config = parseConfig({ dataDir: dir });
 const store = await createStore(config);
 const db = config.store.database;
@@ -136,11 +144,28 @@ try {
     console.log(
       `${k.padEnd(width)}  ${String(t.min).padStart(6)}  ${String(t.median).padStart(9)}  ${String(t.max).padStart(6)}  ${t.rows}`,
     );
-  if (values.json)
-    writeFileSync(
-      values.json,
-      `${JSON.stringify({ at: new Date().toISOString(), runs, nowMs, vaults: vaults.length, loadavg: loadavg(), results }, null, 2)}\n`,
-    );
+  const viewsMs = views.reduce((sum, v) => sum + results[v].median, 0);
+  const what = `views: ${vaults.length} vault(s)`;
+  writeReport(out, {
+    name: 'views',
+    size,
+    rows: [
+      row(
+        `${what}, the API's uncached vault data load (loadContexts), median`,
+        results.loadContexts.median,
+        'ms',
+      ),
+      row(
+        `${what}, SELECT * of each of ${views.length} metric views, sum of medians`,
+        round(viewsMs, 1),
+        'ms',
+      ),
+    ],
+    runs,
+    nowMs,
+    loadavg: loadavg(),
+    results,
+  });
 } finally {
   await store.close();
   if (temp) rmSync(temp, { recursive: true, force: true });

@@ -5,8 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   type Abi,
   type AbiEvent,
@@ -17,25 +16,25 @@ import {
   type Hex,
   http,
   keccak256,
-  parseAbi,
   type TransactionReceipt,
   toHex,
 } from 'viem';
-import { type Account, privateKeyToAccount } from 'viem/accounts';
+import type { Account } from 'viem/accounts';
 import { afterAll, beforeAll } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
 import { topicName } from '../../bus/partition.ts';
 import type { Bus } from '../../bus/types.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
-import { type AnvilNode, DEPLOYER_KEY, startAnvil } from '../../devnet/anvil.ts';
-import { compileContracts } from '../../devnet/compile.ts';
+import { type AnvilNode, startAnvil } from '../../devnet/anvil.ts';
+import { addr, deployEmitter } from '../../devnet/emitter.ts';
 import type { RawLog } from '../../ingest/evm/decode.ts';
 import type { EvmIngest } from '../../ingest/evm/index.ts';
 import type { Emitted } from '../../ingest/evm/map.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 
-export const addr = (n: number): Hex => `0x${n.toString(16).padStart(40, '0')}`;
+// The Emitter and its RPC helpers live in devnet/ (the EVM backfill benchmark uses them too).
+export { addr, anvilRpc, deployEmitter, EMITTER_ABI, emitTransfers } from '../../devnet/emitter.ts';
 
 export const A = {
   share: addr(0x5a1e),
@@ -249,18 +248,6 @@ export function liveEvents(records: Record<string, unknown>[], idOf: (r: Record<
   return [...state.values()].filter((r) => !r.removed);
 }
 
-/** JSON-RPC call to an anvil node. */
-export async function anvilRpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 /** Calls `functionName` on `address` from `who`, waits for the receipt, and throws when it reverted. */
 export async function sendTx(
   url: string,
@@ -279,44 +266,6 @@ export async function sendTx(
   if (r.status !== 'success') throw new Error(`${functionName} reverted`);
   return r;
 }
-
-/** Deploys the test Emitter (test/ingest/evm-fixtures) with anvil's first account; returns its address. */
-export async function deployEmitter(url: string): Promise<Hex> {
-  const { Emitter } = compileContracts({ dir: FIXTURES });
-  const wallet = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), transport: http(url) });
-  const hash = await wallet.deployContract({ abi: Emitter.abi, bytecode: Emitter.bytecode, chain: null });
-  const pub = createPublicClient({ transport: http(url) });
-  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  return receipt.contractAddress as Hex;
-}
-
-/** Sends `emitTransfers(from, to, first, n)` to the emitter and waits for it to be mined. */
-export async function emitTransfers(
-  url: string,
-  emitter: Hex,
-  from: Hex,
-  to: Hex,
-  first: bigint,
-  n: number,
-): Promise<void> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), transport: http(url) });
-  const hash = await wallet.writeContract({
-    address: emitter,
-    abi: EMITTER_ABI,
-    functionName: 'emitTransfers',
-    args: [from, to, first, BigInt(n)],
-    chain: null,
-    gas: 29_000_000n,
-  });
-  await createPublicClient({ transport: http(url) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
-}
-
-export const EMITTER_ABI = parseAbi([
-  'function emitTransfers(address from, address to, uint256 first, uint256 n)',
-  'function totalSupply() view returns (uint256)',
-]);
-
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'evm-fixtures');
 
 /** Polls `check` until it is true, failing after `ms`. */
 export async function until(

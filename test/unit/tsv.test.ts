@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { transferEvents } from '../../bench/events.ts';
+import { transferEvents } from '../../devnet/synthetic-transfers.ts';
 import { toTsv, toTsvBuffer } from '../../store/tsv.ts';
 import { toRow } from '../../streams/rows.ts';
 import { seededRandom } from '../support/rng.ts';

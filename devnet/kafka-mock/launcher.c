@@ -1,6 +1,7 @@
 /*
  * kafka-mock launcher: runs librdkafka's in-process mock Kafka cluster as a
- * standalone process for integration tests (no JVM, no Docker).
+ * standalone process for the integration tests and the pipeline benchmark (no
+ * JVM, no Docker; devnet/kafka-mock.ts builds and starts it).
  *
  *   kafka-mock [--brokers N] [--partitions P] topic1 [topic2 ...]
  *

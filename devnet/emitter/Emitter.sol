@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-/// Test-only share stand-in: emits many ERC-20 Transfer logs per transaction, so the
-/// EVM ingest tests and the backfill bench can produce events fast.
+/// Share stand-in for the EVM ingest tests and the benchmarks: emits many ERC-20 Transfer
+/// logs per transaction, so they can produce events fast (devnet/emitter.ts deploys it).
 contract Emitter {
     event Transfer(address indexed from, address indexed to, uint256 amount);
 

@@ -1,4 +1,7 @@
-/** Synthetic transfer events for benchmarks: N transfers over V vaults and C chains. */
+/**
+ * Synthetic transfer events: N transfers over V vaults and C chains, deterministic. The
+ * pipeline and engine benchmarks publish them; the TSV encoder's tests encode them.
+ */
 import type { TransferRecord } from '../schemas/records.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -15,7 +18,7 @@ const HOLDERS = 20_000;
 
 /**
  * Deterministic transfers: mints, then transfers among 20k holders; ~1 block per 10 events.
- * Addresses are made once: producing the test data should cost little next to the pipeline.
+ * Addresses are made once: producing the data should cost little next to the pipeline.
  */
 export function* transferEvents(
   total: number,
