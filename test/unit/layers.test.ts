@@ -12,7 +12,8 @@
  *   5 bench, test             above everything, and independent of each other
  *
  * Folders of one layer never import each other: the API never imports streams or ingest.
- * The store knows nothing of HTTP (no Koa), and no file imports itself through a cycle.
+ * The store knows nothing of HTTP (no Koa), the HTTP kit (api/http) no endpoint, api/read
+ * no request, and no file imports itself through a cycle.
  * A failure names the file, the line and the import.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -38,10 +39,16 @@ const LAYERS: Record<string, number> = {
   '.': 6, // vitest.config.ts
 };
 
-/** Packages a folder must not import, and why. */
-const FORBIDDEN_PACKAGES: Record<string, { pattern: RegExp; why: string }> = {
-  store: { pattern: /^(koa|koa-.*|@koa\/.*)$/, why: 'the store knows nothing of HTTP' },
-};
+/** Imports (a package, or a file by its repository path) that files under `from` must not make, and why. */
+const FORBIDDEN: { from: string; imports: RegExp; why: string }[] = [
+  { from: 'store/', imports: /^(koa|koa-.*|@koa\/.*)$/, why: 'the store knows nothing of HTTP' },
+  { from: 'api/http/', imports: /^api\/(read|handlers)\//, why: 'the HTTP kit knows no endpoint' },
+  {
+    from: 'api/read/',
+    imports: /^(koa|koa-.*|@koa\/.*|api\/handlers\/.*)$/,
+    why: "api/read reads the views; the request is the handlers' job",
+  },
+];
 
 /**
  * Violations found today in files this change does not own, each reported to its owner. The
@@ -215,11 +222,9 @@ function layerViolations(graph: Map<string, Import[]>): string[] {
     for (const imp of imports) {
       const at = `${file}:${imp.line} imports '${imp.spec}'`;
       const to = target(file, imp.spec);
-      if (to === undefined) {
-        const rule = FORBIDDEN_PACKAGES[from];
-        if (rule?.pattern.test(imp.spec)) out.push(`${at}: ${rule.why}`);
-        continue;
-      }
+      for (const rule of FORBIDDEN)
+        if (file.startsWith(rule.from) && rule.imports.test(to ?? imp.spec)) out.push(`${at}: ${rule.why}`);
+      if (to === undefined) continue;
       const folder = folderOf(to);
       if (folder === from) continue;
       const toRank = LAYERS[folder];
@@ -307,7 +312,7 @@ describe('the import parser', () => {
     ]);
   });
 
-  it('the checks report a layer breach, peers, a forbidden package and a cycle', () => {
+  it('the checks report a layer breach, peers, forbidden imports and a cycle', () => {
     const graph = new Map<string, Import[]>([
       ['core/a.ts', [{ spec: '../cli/wiring.ts', line: 3 }]],
       ['api/b.ts', [{ spec: '../streams/c.ts', line: 7 }]],
@@ -315,11 +320,13 @@ describe('the import parser', () => {
       ['streams/c.ts', [{ spec: './e.ts', line: 1 }]],
       ['streams/e.ts', [{ spec: './c.ts', line: 2 }]],
       ['cli/wiring.ts', [{ spec: '../store/d.ts', line: 1 }]],
+      ['api/read/f.ts', [{ spec: '../handlers/g.ts', line: 4 }]],
     ]);
     expect(layerViolations(graph)).toEqual([
       "core/a.ts:3 imports '../cli/wiring.ts': core/ (layer 0) imports cli/ above it (layer 4)",
       "api/b.ts:7 imports '../streams/c.ts': api/ and streams/ are peers (layer 3): neither imports the other",
       "store/d.ts:1 imports 'koa': the store knows nothing of HTTP",
+      "api/read/f.ts:4 imports '../handlers/g.ts': api/read reads the views; the request is the handlers' job",
     ]);
     expect(importCycles(graph)).toEqual([['streams/c.ts', 'streams/e.ts']]);
   });
@@ -336,7 +343,7 @@ describe('the layers of the repository', () => {
     expect(graph.get('core/config.ts')!.map((i) => i.spec)).toContain('./settings/registry.ts');
   });
 
-  it('each file imports only its own folder or a lower layer, and the store no HTTP library', () => {
+  it('each file imports only its own folder or a lower layer, and nothing its folder forbids', () => {
     expect(layerViolations(graph).filter((v) => !KNOWN.includes(v))).toEqual([]);
   });
 
