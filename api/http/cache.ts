@@ -168,15 +168,12 @@ export class ResponseCache {
   }
 
   /**
-   * A hit on `entry` known to be stored under `full` (the fast path): true, counted and
-   * moved to the LRU end when it is still there and fresh at `now`; false otherwise.
+   * A hit on `entry`, which `holds` just found stored under `full` (the fast path): moves it
+   * to the LRU end. Not counted through `onLookup`: the fast path counts its hits itself.
    */
-  touch(full: string, entry: CacheEntry, route: string, now: number): boolean {
-    if (!this.holds(full, entry, now)) return false;
+  touch(full: string, entry: CacheEntry): void {
     this.entries.delete(full);
     this.entries.set(full, entry);
-    this.opts.onLookup?.(route, 'hit');
-    return true;
   }
 
   /** The body of `entry` compressed with `encoding`, computed once per entry. */

@@ -17,12 +17,20 @@
  * The rate limit (same buckets, same headers), `If-None-Match`/304 (weak comparison, any
  * variant) and the metrics (request histogram, cache hit counter) are applied here as in
  * Koa. Records are bounded in number and dropped when their cache entry leaves the cache.
+ *
+ * What a replay costs is kept to what a bare `node:http` handler pays plus a few lookups:
+ * records are found by two map lookups on strings Node already made (the raw URL, then the
+ * raw `Accept-Encoding`) instead of a key built per request; the version string is made
+ * once per version; the metrics are counted into batches (api/http/metrics.ts) that are
+ * added to the histogram and counter when they are read; the duration is observed right
+ * after `end` when the response is already handed to the socket (else on 'close', as Koa's
+ * path does), so no listener is added per request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import { type CacheEntry, etagMatches, type ResponseCache, type ServedAnswer } from './cache.ts';
-import { httpRequestSeconds } from './metrics.ts';
+import { fastCacheHits, fastRequestSeries, type HitCount, type RequestSeries } from './metrics.ts';
 import { RATE_LIMIT_SKIPPED, type RateLimiter } from './ratelimit.ts';
 
 /** Most records held (the oldest made goes first). */
@@ -36,9 +44,16 @@ const PER_REQUEST = new Set([
 ]);
 /** Headers a 304 does not carry (Koa drops them with the body). */
 const BODY_ONLY = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding']);
+const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+type Method = 'GET' | 'HEAD';
 
 interface FastRecord {
   key: string;
+  method: Method;
+  url: string;
+  /** The raw `Accept-Encoding` ('' when absent). */
+  acceptEncoding: string;
   version: string;
   full: string;
   entry: CacheEntry;
@@ -51,8 +66,9 @@ interface FastRecord {
   second?: number;
   /** The rate limiter applies (its `skip` did not exempt the URL). */
   limited: boolean;
-  timer200: { observe(v: number): void };
-  timer304: { observe(v: number): void };
+  series200: RequestSeries;
+  series304: RequestSeries;
+  hits: HitCount;
 }
 
 interface Pending {
@@ -91,33 +107,54 @@ export function createFastPath(opts: {
   limiter: RateLimiter;
   enabled: boolean;
 }): FastPath {
+  // Every record by its flat key (insertion order: the oldest made goes first when full), and
+  // the same records by method, raw URL and raw Accept-Encoding for `serve`.
   const records = new Map<string, FastRecord>();
+  const index: Record<Method, Map<string, Map<string, FastRecord>>> = { GET: new Map(), HEAD: new Map() };
   const byEntry = new WeakMap<CacheEntry, Set<string>>();
   let current: Context | undefined;
   // The seconds of the clock reads since `begin` (NaN: none); replayable when they agree.
   let firstSecond = Number.NaN;
   let lastSecond = Number.NaN;
   let answered = 0;
+  // The current data version as a string, made once per version.
+  let seenVersion: unknown;
+  let seenVersionString = '';
+  const versionString = () => {
+    const v = opts.version();
+    if (v !== seenVersion) {
+      seenVersion = v;
+      seenVersionString = String(v);
+    }
+    return seenVersionString;
+  };
+  const unindex = (r: FastRecord) => {
+    const byAe = index[r.method].get(r.url);
+    if (byAe?.get(r.acceptEncoding) !== r) return;
+    byAe.delete(r.acceptEncoding);
+    if (byAe.size === 0) index[r.method].delete(r.url);
+  };
   const drop = (r: FastRecord) => {
     records.delete(r.key);
+    unindex(r);
     byEntry.get(r.entry)?.delete(r.key);
   };
   const serve = (req: IncomingMessage, res: ServerResponse): boolean => {
     const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return false;
-    const rec = records.get(keyOf(method, req.url, req.headers['accept-encoding']));
-    if (!rec) return false;
-    return reply(rec, method, req, res);
+    const byUrl = method === 'GET' ? index.GET : method === 'HEAD' ? index.HEAD : undefined;
+    if (byUrl === undefined) return false;
+    const rec = byUrl.get(req.url as string)?.get(req.headers['accept-encoding'] ?? '');
+    if (rec === undefined) return false;
+    return reply(rec, req, res);
   };
-  const keyOf = (method: string | undefined, url: string | undefined, ae: string | undefined) =>
-    `${method} ${url}\u0000${ae ?? ''}`;
+  const keyOf = (method: string, url: string, ae: string) => `${method} ${url}\u0000${ae}`;
 
-  function reply(rec: FastRecord, method: string, req: IncomingMessage, res: ServerResponse): boolean {
+  function reply(rec: FastRecord, req: IncomingMessage, res: ServerResponse): boolean {
     const start = performance.now();
     const now = opts.clock();
     if (
       (rec.second !== undefined && Math.floor(now / 1000) !== rec.second) ||
-      String(opts.version()) !== rec.version
+      versionString() !== rec.version
     ) {
       drop(rec);
       return false;
@@ -127,22 +164,26 @@ export function createFastPath(opts: {
       drop(rec);
       return false;
     }
-    let limitHeaders: string[] | false = [];
+    let limitHeaders: readonly string[] = NO_HEADERS;
     if (rec.limited) {
       // Refused: Koa answers the 429 with this very token (no second one is taken).
-      limitHeaders = opts.limiter.take(req);
-      if (limitHeaders === false) return false;
+      const taken = opts.limiter.take(req);
+      if (taken === false) return false;
+      limitHeaders = taken;
     }
-    cache.touch(rec.full, rec.entry, rec.route, now);
+    cache.touch(rec.full, rec.entry);
+    rec.hits.n++;
     const inm = req.headers['if-none-match'];
     const notModified = inm !== undefined && etagMatches(inm, rec.entry.etag);
-    const timer = notModified ? rec.timer304 : rec.timer200;
-    res.once('close', () => timer.observe((performance.now() - start) / 1000));
     const headers = notModified ? rec.headers304 : rec.headers200;
     res.writeHead(notModified ? 304 : 200, limitHeaders.length ? headers.concat(limitHeaders) : headers);
     answered++;
-    if (notModified || method === 'HEAD') res.end();
+    if (notModified || rec.method === 'HEAD') res.end();
     else res.end(rec.body);
+    const series = notModified ? rec.series304 : rec.series200;
+    // Handed to the socket whole (the usual case): the response has ended; else once it closes.
+    if (res.writableFinished) series.observe((performance.now() - start) / 1000);
+    else res.once('close', () => series.observe((performance.now() - start) / 1000));
     return true;
   }
 
@@ -193,11 +234,16 @@ export function createFastPath(opts: {
           if (!BODY_ONLY.has(name)) headers304.push(raw, v);
         }
       }
-      const key = keyOf(method, ctx.originalUrl, ctx.req.headers['accept-encoding']);
+      const url = ctx.originalUrl;
+      const acceptEncoding = ctx.req.headers['accept-encoding'] ?? '';
+      const key = keyOf(method, url, acceptEncoding);
       const old = records.get(key);
       if (old) drop(old);
       const rec: FastRecord = {
         key,
+        method,
+        url,
+        acceptEncoding,
         // The version the entry was stored under (the current one may have moved on since).
         version: answer.full.slice(0, answer.full.indexOf('\u0000')),
         full: answer.full,
@@ -208,10 +254,15 @@ export function createFastPath(opts: {
         headers304,
         second,
         limited: ctx.state[RATE_LIMIT_SKIPPED] !== true,
-        timer200: httpRequestSeconds.labels(method, answer.route, '200'),
-        timer304: httpRequestSeconds.labels(method, answer.route, '304'),
+        series200: fastRequestSeries(method, answer.route, '200'),
+        series304: fastRequestSeries(method, answer.route, '304'),
+        hits: fastCacheHits(answer.route),
       };
       records.set(key, rec);
+      const byUrl = index[method];
+      const byAe = byUrl.get(url) ?? new Map<string, FastRecord>();
+      byUrl.set(url, byAe);
+      byAe.set(acceptEncoding, rec);
       const keys = byEntry.get(answer.entry) ?? new Set<string>();
       byEntry.set(answer.entry, keys);
       keys.add(key);
@@ -238,7 +289,13 @@ export function createFastPath(opts: {
     forget(entry) {
       const keys = byEntry.get(entry);
       if (!keys) return;
-      for (const k of keys) records.delete(k);
+      for (const k of keys) {
+        const r = records.get(k);
+        if (r) {
+          records.delete(k);
+          unindex(r);
+        }
+      }
       byEntry.delete(entry);
     },
   };

@@ -99,6 +99,8 @@ export const RATE_LIMIT_SKIPPED = 'vaultstreamRateLimitSkipped';
 /** A token already taken for the request (by the fast path, which then let Koa answer the refusal). */
 const TAKEN = Symbol('rateLimitTaken');
 type TakenRequest = IncomingMessage & { [TAKEN]?: TakeResult };
+/** `take`'s answer for a client that is not limited (shared: never modified). */
+const NOT_LIMITED: readonly string[] = Object.freeze([]);
 
 export interface RateLimiter {
   middleware: Middleware;
@@ -108,7 +110,7 @@ export interface RateLimiter {
    * limited), or false when refused; then Koa must answer it, and its middleware reuses the
    * token taken here instead of taking another.
    */
-  take(req: IncomingMessage): string[] | false;
+  take(req: IncomingMessage): readonly string[] | false;
 }
 
 /** The rate-limit middleware (a pass-through when `enabled` is false). */
@@ -118,12 +120,13 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
 
 /** The rate limiter: its middleware, and the same buckets for the fast path. */
 export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
-  if (opts.enabled === false) return { middleware: (_ctx, next) => next(), take: () => [] };
+  if (opts.enabled === false) return { middleware: (_ctx, next) => next(), take: () => NOT_LIMITED };
   const buckets = new TokenBuckets(opts.rps, opts.burst, opts.maxClients);
   const clock = opts.clock ?? Date.now;
   const policy = `${opts.burst};w=${Math.max(1, Math.ceil(opts.burst / opts.rps))}`;
   const limit = String(opts.burst);
   const header = opts.header?.toLowerCase();
+  const peers = new WeakMap<object, { client: string; exempt: boolean }>();
   const middleware: Middleware = async (ctx, next) => {
     if (opts.skip?.(ctx)) {
       ctx.state[RATE_LIMIT_SKIPPED] = true;
@@ -147,8 +150,15 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
   return {
     middleware,
     take(req) {
-      const client = clientKeyOf(header ? req.headers[header] : undefined, req.socket.remoteAddress);
-      if (!opts.limitLoopback && isLoopback(client)) return [];
+      // Keyed by the peer IP: found once per connection (its address does not change).
+      let peer = header ? undefined : peers.get(req.socket);
+      if (!peer) {
+        const client = clientKeyOf(header ? req.headers[header] : undefined, req.socket.remoteAddress);
+        peer = { client, exempt: !opts.limitLoopback && isLoopback(client) };
+        if (!header) peers.set(req.socket, peer);
+      }
+      if (peer.exempt) return NOT_LIMITED;
+      const client = peer.client;
       const r = buckets.take(client, clock());
       if (!r.allowed) {
         (req as TakenRequest)[TAKEN] = r;

@@ -3,7 +3,7 @@
  * before Koa with exactly the status, headers and bytes Koa sent, and every rule of the cache
  * still holds: data version, TTL, eviction, time-relative keys, ETag/304, rate limit, metrics.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -11,14 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpKit } from '../../api/http/kit.ts';
 import { cacheLookups, httpRequestSeconds } from '../../api/http/metrics.ts';
 import { parseConfig } from '../../core/config.ts';
+import { registry } from '../../core/metrics.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 type Raw = { status: number; headers: Record<string, unknown>; body: Buffer };
 
 /** A raw request (no decompression): status, headers without `date`, body bytes. */
-function raw(url: string, headers: Record<string, string> = {}, method = 'GET') {
+function raw(url: string, headers: Record<string, string> = {}, method = 'GET', agent?: Agent) {
   return new Promise<Raw>((resolve, reject) => {
-    const req = request(url, { headers, method }, (res) => {
+    const req = request(url, { headers, method, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
@@ -143,6 +144,84 @@ describe('fast path: the same answers as Koa', () => {
     expect(fast.kit.fast.answered - a0).toBe(4);
     expect((await count()) - c0).toBe(4);
     expect((await hits()) - h0).toBe(4);
+  });
+
+  it('its batched observations are exact in a scrape: buckets, +Inf, count and sum, 304s too', async () => {
+    const path = '/v1/test/slow?id=fast-scrape';
+    const etag = String((await raw(`${fast.url}${path}`)).headers.etag);
+    // One series line of /metrics (0 when the series does not exist yet).
+    const scrape = async () => {
+      const text = await registry.metrics();
+      const value = (metric: string, labels: string) =>
+        Number(
+          text
+            .split('\n')
+            .find((l) => l.startsWith(`${metric}{`) && l.includes(labels))
+            ?.split(' ')
+            .at(-1) ?? 0,
+        );
+      const series = (status: string) => {
+        const labels = `method="GET",route="/v1/test/slow",status="${status}"`;
+        const name = 'vaultstream_http_request_duration_seconds';
+        return {
+          fastest: value(`${name}_bucket`, `le="0.001",${labels}`),
+          slowest: value(`${name}_bucket`, `le="10",${labels}`),
+          inf: value(`${name}_bucket`, `le="+Inf",${labels}`),
+          count: value(`${name}_count`, labels),
+          sum: value(`${name}_sum`, labels),
+        };
+      };
+      const hits = value('vaultstream_api_cache_lookups_total', 'route="/v1/test/slow",result="hit"');
+      return { ok: series('200'), notModified: series('304'), hits };
+    };
+    const before = await scrape();
+    const a0 = fast.kit.fast.answered;
+    for (let i = 0; i < 3; i++) await raw(`${fast.url}${path}`);
+    for (let i = 0; i < 2; i++)
+      expect((await raw(`${fast.url}${path}`, { 'if-none-match': etag })).status).toBe(304);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fast.kit.fast.answered - a0).toBe(5);
+    const after = await scrape();
+    for (const [name, n] of [
+      ['ok', 3],
+      ['notModified', 2],
+    ] as const) {
+      const [b, a] = [before[name], after[name]];
+      expect(a.count - b.count).toBe(n);
+      expect(a.inf - b.inf).toBe(n);
+      expect(a.slowest - b.slowest).toBe(n); // each well under 10 s
+      expect(a.fastest - b.fastest).toBeLessThanOrEqual(n);
+      expect(a.sum - b.sum).toBeGreaterThan(0);
+      expect(a.sum - b.sum).toBeLessThan(n * 10);
+    }
+    expect(after.hits - before.hits).toBe(5);
+    // Read twice, counted once.
+    expect((await scrape()).ok.count).toBe(after.ok.count);
+  });
+
+  it('keyed by the peer address (no header): every request on one connection takes its own token', async () => {
+    const byPeer = { rateLimit: { enabled: true, rps: 1, burst: 3, limitLoopback: true } };
+    const apps = [
+      await startTestApp({ api: byPeer, clock: () => now }),
+      await startTestApp({ api: byPeer, clock: () => now, fast: false }),
+    ];
+    try {
+      const seqs = [];
+      for (const app of apps) {
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        const out = [];
+        for (let i = 0; i < 5; i++)
+          out.push(await raw(`${app.url}/v1/vaults?status=active`, {}, 'GET', agent));
+        agent.destroy();
+        seqs.push(out);
+      }
+      expect(seqs[0].map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
+      expect(seqs[0].map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
+      expect(seqs[0]).toEqual(seqs[1]);
+      expect(apps[0].kit.fast.answered).toBe(2); // the second and third, from the record
+    } finally {
+      for (const app of apps) await app.close();
+    }
   });
 });
 
