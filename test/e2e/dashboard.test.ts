@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from '../support/cli.ts';
-import { getJson, killServices, poll, type Service, startService } from '../support/devnet-service.ts';
+import { getJson, killServices, type Service, startService, stderrTail } from '../support/devnet-service.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-output', 'screenshots');
@@ -81,17 +81,17 @@ suite(SUITE, () => {
     // Ten days of history: navApy needs a settled day with a close 7 days earlier. Live ticks stay on.
     svc = await startService(join(dir, 'data'), { backfillDays: '10', liveIntervalMs: '3000' });
     // The history is in the views once every chain is live and the consumers have no lag.
-    await poll(
-      'the backfill in the views',
+    await vi.waitFor(
       async () => {
         const s = await getJson(svc, '/status');
-        const live =
-          (s.ingest?.evm ?? []).every((p: any) => p.phase === 'live') && s.ingest?.evm?.length === 3;
+        const phases = (s.ingest?.evm ?? []).map((p: any) => p.phase);
         const drained = Object.values(s.consumer.lag).every((n) => n === 0);
-        return live && drained ? true : undefined;
+        expect({ phases, drained }, `the backfill in the views; ${stderrTail(svc)}`).toEqual({
+          phases: ['live', 'live', 'live'],
+          drained: true,
+        });
       },
-      120_000,
-      svc,
+      { timeout: 120_000, interval: 300 },
     );
     browser = await chromium.launch({
       executablePath: CHROMIUM,

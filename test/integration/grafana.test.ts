@@ -8,10 +8,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from '../support/cli.ts';
-import { killServices, poll, type Service, startService, waitDrained } from '../support/devnet-service.ts';
+import {
+  killServices,
+  type Service,
+  startService,
+  stderrTail,
+  waitDrained,
+} from '../support/devnet-service.ts';
 import { expandGrafanaSql } from '../support/grafana-macros.ts';
 
 const GRAFANA = join(ROOT, 'deploy', 'grafana');
@@ -90,11 +96,13 @@ describe('every Grafana panel query returns rows on the devnet', () => {
   beforeAll(async () => {
     svc = await startService(join(dir, 'data'), { backfillDays: '10', liveIntervalMs: '0' });
     await waitDrained(svc);
-    sqlUrl = await poll(
-      'the SQL line',
-      async () => /vaultstream SQL (\S+)/.exec(svc.log.stdout)?.[1],
-      10_000,
-      svc,
+    sqlUrl = await vi.waitFor(
+      () => {
+        const line = /vaultstream SQL (\S+)/.exec(svc.log.stdout);
+        if (!line) throw new Error(`no SQL line on stdout yet; ${stderrTail(svc)}`);
+        return line[1];
+      },
+      { timeout: 10_000, interval: 300 },
     );
   }, 300_000);
 

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createPublicClient, http, type PublicClient } from 'viem';
+import { expect, vi } from 'vitest';
 import { ROOT } from './cli.ts';
 
 const children: ChildProcess[] = [];
@@ -25,21 +26,9 @@ export interface Service {
   truthFile: string;
 }
 
-export async function poll<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  timeoutMs: number,
-  svc?: Service,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}; stderr tail: ${svc?.log.stderr.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+/** The end of the service's stderr, for the message of a wait that timed out. */
+export const stderrTail = (svc: Pick<Service, 'log'>): string =>
+  `stderr tail: ${svc.log.stderr.slice(-3000)}`;
 
 /**
  * Spawns `vaultstream start` with the devnet on `dataDir`, and waits for /readyz 200.
@@ -69,12 +58,13 @@ export async function startService(
   child.stdout?.on('data', (d) => (log.stdout += d));
   child.stderr?.on('data', (d) => (log.stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const partial = { log } as Service;
-  const api = await poll(
-    'the API line',
-    async () => /vaultstream API (\S+)\/v1/.exec(log.stdout)?.[1],
-    120_000,
-    partial,
+  const api = await vi.waitFor(
+    () => {
+      const line = /vaultstream API (\S+)\/v1/.exec(log.stdout);
+      if (!line) throw new Error(`no API line on stdout yet; ${stderrTail({ log })}`);
+      return line[1];
+    },
+    { timeout: 120_000, interval: 300 },
   );
   const running = /"chains":(\[[^\]]*\]),"truthFile":"([^"]+)","msg":"devnet: running"/.exec(log.stderr);
   if (!running) throw new Error('no "devnet: running" log line');
@@ -82,11 +72,15 @@ export async function startService(
   for (const c of JSON.parse(running[1]) as { chainId: number; rpcUrl: string }[])
     rpc.set(c.chainId, createPublicClient({ transport: http(c.rpcUrl) }));
   const svc = { child, exited, api, log, rpc, truthFile: running[2] };
-  await poll(
-    '/readyz 200',
-    async () => ((await fetch(`${api}/readyz`)).status === 200 ? true : undefined),
-    90_000,
-    svc,
+  await vi.waitFor(
+    async () => {
+      const status = await fetch(`${api}/readyz`).then(
+        (r) => r.status,
+        (e: Error) => e.message,
+      );
+      expect(status, `/readyz; ${stderrTail(svc)}`).toBe(200);
+    },
+    { timeout: 90_000, interval: 300 },
   );
   return svc;
 }
@@ -110,14 +104,16 @@ async function getOk(on: Service, path: string): Promise<{ headers: Headers; bod
  * the one built at start can predate the data.
  */
 export async function getFreshTokenHolders(on: Service): Promise<any> {
-  return poll(
-    'a current token-holders snapshot',
+  return vi.waitFor(
     async () => {
       const { headers, body } = await getOk(on, '/v1/token-holders');
-      return headers.get('x-snapshot-stale') ? undefined : body;
+      expect(
+        headers.get('x-snapshot-stale'),
+        `a current token-holders snapshot; ${stderrTail(on)}`,
+      ).toBeNull();
+      return body;
     },
-    30_000,
-    on,
+    { timeout: 30_000, interval: 300 },
   );
 }
 
@@ -127,8 +123,7 @@ export async function getFreshTokenHolders(on: Service): Promise<any> {
  */
 export async function waitDrained(on: Service): Promise<void> {
   let lastRows = '';
-  await poll(
-    'the consumers to drain',
+  await vi.waitFor(
     async () => {
       const s = await getJson(on, '/status');
       const evm: any[] = s.ingest?.evm ?? [];
@@ -141,11 +136,14 @@ export async function waitDrained(on: Service): Promise<void> {
         evm.every((p) => p.phase === 'live') &&
         Object.values(s.consumer.lag).every((n) => n === 0);
       const rows = JSON.stringify(s.rows);
-      const stable = done && rows === lastRows;
+      const stable = rows === lastRows;
       lastRows = rows;
-      return stable ? true : undefined;
+      const phases = evm.map((p) => p.phase);
+      expect(
+        { atHeads, phases, lag: s.consumer.lag, stable, done },
+        `the consumers to drain; ${stderrTail(on)}`,
+      ).toMatchObject({ done: true, stable: true });
     },
-    90_000,
-    on,
+    { timeout: 90_000, interval: 300 },
   );
 }
