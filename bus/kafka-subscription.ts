@@ -6,11 +6,12 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { backoffDelay } from '../core/retry.ts';
 import { busError } from './kafka-errors.ts';
 import type { Batch, ConsumedMessage, SubscribeOptions, Subscription } from './types.ts';
 
-const RETRY_PAUSE_MIN_MS = 500;
-const RETRY_PAUSE_MAX_MS = 30_000;
+/** Pause before a failed batch is delivered again: doubling from 500 ms up to 30 s, jittered (core/retry.ts). */
+const RETRY_PAUSE = { baseMs: 500, maxMs: 30_000, jitter: 0.2 };
 const DRAIN_POLL_MS = 200;
 /** An idle partition's partial batch is fetched again this long after its window ends (a fetch in flight usually gets there first). */
 const IDLE_FLUSH_GRACE_MS = 25;
@@ -275,7 +276,7 @@ export class KafkaSubscription implements Subscription {
       if (this.stopping) return false; // the next subscription resumes from the committed offset
       const n = (this.failures.get(tp) ?? 0) + 1;
       this.failures.set(tp, n);
-      const pauseMs = Math.min(RETRY_PAUSE_MIN_MS * 2 ** (n - 1), RETRY_PAUSE_MAX_MS);
+      const pauseMs = backoffDelay(n - 1, RETRY_PAUSE);
       this.logger.warn(
         { err, topic, partition, offset: String(taken[0].offset), pauseMs },
         'bus handler failed',
