@@ -11,6 +11,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Bus } from '../bus/types.ts';
 import type { Config } from '../core/config.ts';
+import { VaultstreamError } from '../core/errors.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
@@ -36,7 +37,7 @@ export interface AppParts<D> {
   /** Milliseconds since the epoch (default `Date.now`). */
   clock?: () => number;
   log?: Logger;
-  /** One route per `ENDPOINTS` entry that has a handler here (production: `HANDLERS`). */
+  /** One per `ENDPOINTS` entry (production: `HANDLERS`); a missing one throws before the app is built. */
   handlers: EndpointHandlers<D>;
   /** What every handler is given, built once from the app's kit. */
   handlerDeps: (kit: HttpKit) => D;
@@ -50,7 +51,7 @@ export interface AppParts<D> {
   fast?: boolean;
 }
 
-/** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, the endpoints, then `extraRoutes`. */
+/** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, every endpoint, then `extraRoutes`. */
 export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
   const app = new Koa();
   const router = new Router();
@@ -59,7 +60,12 @@ export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
   const deps = parts.handlerDeps(kit);
   for (const e of ENDPOINTS) {
     const handler = parts.handlers[e.key];
-    if (handler) router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, deps));
+    if (!handler)
+      throw new VaultstreamError(
+        'INTERNAL',
+        `no handler for ${e.key}: every endpoint of ENDPOINTS is served`,
+      );
+    router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, deps));
   }
   for (const m of kit.middleware) app.use(m);
   kit.mountDocs(router);
