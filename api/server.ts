@@ -57,14 +57,15 @@ export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
   const router = new Router();
   const log = parts.log ?? silentLogger;
   const kit = createHttpKit({ api: parts.api, version: parts.dataVersion, log, clock: parts.clock });
+  const missing = ENDPOINTS.filter((e) => !parts.handlers[e.key]).map((e) => e.key);
+  if (missing.length)
+    throw new VaultstreamError(
+      'INTERNAL',
+      `no handler for ${missing.join(', ')}: every endpoint of ENDPOINTS is served`,
+    );
   const deps = parts.handlerDeps(kit);
   for (const e of ENDPOINTS) {
-    const handler = parts.handlers[e.key];
-    if (!handler)
-      throw new VaultstreamError(
-        'INTERNAL',
-        `no handler for ${e.key}: every endpoint of ENDPOINTS is served`,
-      );
+    const handler = parts.handlers[e.key]!;
     router.register(`/v1${e.routerPath}`, [e.method], (ctx) => handler(ctx, deps));
   }
   for (const m of kit.middleware) app.use(m);
