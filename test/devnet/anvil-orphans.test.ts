@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 /** Pids of the live processes (not zombies) whose process group is `pgid`, with their command names. */
 function groupMembers(pgid: number): { pid: number; comm: string }[] {
@@ -57,10 +57,12 @@ describe('anvil child processes', () => {
       }
       child.kill('SIGKILL');
       await exited;
-      const deadline = Date.now() + 5_000;
-      while (nodes.some((n) => groupMembers(n.pgid).length) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      for (const n of nodes) expect(groupMembers(n.pgid), `group ${n.pgid}`).toEqual([]);
+      await vi.waitFor(
+        () => {
+          for (const n of nodes) expect(groupMembers(n.pgid), `group ${n.pgid}`).toEqual([]);
+        },
+        { timeout: 5_000, interval: 100 },
+      );
     } finally {
       for (const n of nodes)
         for (const m of groupMembers(n.pgid)) {

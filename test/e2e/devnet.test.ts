@@ -12,14 +12,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PublicClient } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   getFreshTokenHolders,
   getJson,
   killServices,
-  poll,
   type Service,
   startService,
+  stderrTail,
   waitDrained,
 } from '../support/devnet-service.ts';
 import * as T from '../support/devnet-truth.ts';
@@ -167,15 +167,15 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     expect(Object.keys(s.balances).length, 'Solana holders').toBeGreaterThan(1);
     expect(s.transfers, 'Solana transfers').toBeGreaterThan(0);
     const v0 = vaults[0];
-    await poll(
-      'chain 101 holders in the views',
+    await vi.waitFor(
       async () => {
         const { data } = await get(`/v1/vaults/holders?status=all&chainId=101`);
         const e = data.find((x: Json) => T.lc(x.vaultAddress) === v0.share);
-        return e?.holders?.length === Object.keys(s.balances).length ? e : undefined;
+        expect(e?.holders?.length, `chain 101 holders in the views; ${stderrTail(svc)}`).toBe(
+          Object.keys(s.balances).length,
+        );
       },
-      60_000,
-      svc,
+      { timeout: 60_000, interval: 300 },
     );
     const { data } = await get(`/v1/vaults/holders?status=all&chainId=101`);
     T.expectTopHolders(
@@ -202,20 +202,18 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
           (step) => [step, f.steps[step] ?? 'pending'],
         ),
       );
-      let got: Record<string, string> = {};
-      const status = await poll(
-        `mint flow ${f.signature}`,
+      const status = await vi.waitFor(
         async () => {
           const d = await statusOf(f.signature);
-          if (!d) return undefined;
-          got = Object.fromEntries(Object.entries(d.steps as Json).map(([k, x]) => [k, (x as Json).status]));
-          return JSON.stringify(got) === JSON.stringify(want) ? d : undefined;
+          expect(d, `mint flow ${f.signature}; ${stderrTail(svc)}`).toBeDefined();
+          const got = Object.fromEntries(
+            Object.entries(d.steps as Json).map(([k, x]) => [k, (x as Json).status]),
+          );
+          expect(got, `steps of ${f.signature}`).toEqual(want);
+          return d;
         },
-        60_000,
-        svc,
-      ).catch(() => undefined);
-      expect(got, `steps of ${f.signature}`).toEqual(want);
-      if (!status) continue;
+        { timeout: 60_000, interval: 300 },
+      );
       expect(status.overallStatus, `overall ${f.signature}`).toBe(f.refunded ? 'refunded' : 'completed');
       expect(status.steps.relay.txHash?.toLowerCase(), `relay tx ${f.signature}`).toBe(
         f.relayTx.toLowerCase(),
@@ -579,41 +577,38 @@ describe('a reorg on the live devnet', () => {
     };
     // The simulator books the orphaned transactions once it has replaced them.
     const seen = new Set<string>();
-    const reorg = await poll(
-      'the reorg',
+    const reorg = await vi.waitFor(
       async () => {
         for (const h of await served()) seen.add(h);
-        return T.readTruth(live.truthFile).reorgs[0];
+        const [first] = T.readTruth(live.truthFile).reorgs;
+        expect(first, `the reorg in the truth; ${stderrTail(live)}`).toBeDefined();
+        return first;
       },
-      90_000,
-      live,
+      { timeout: 90_000, interval: 300 },
     );
     const orphaned = reorg.orphanedTxs.map(T.lc);
     expect(
       orphaned.filter((h) => seen.has(h)),
       'orphaned transactions served while they were the head',
     ).not.toEqual([]);
-    await poll(
-      'the ingester to follow the reorg',
+    await vi.waitFor(
       async () => {
         const p = (await get('/status', live)).ingest.evm.find((x: Json) => x.chainId === primary);
-        return p.reorgs >= 1 && p.blocksRetracted >= 1 ? true : undefined;
+        expect(p?.reorgs, `the ingester to follow the reorg; ${stderrTail(live)}`).toBeGreaterThanOrEqual(1);
+        expect(p.blocksRetracted, 'blocks retracted').toBeGreaterThanOrEqual(1);
       },
-      60_000,
-      live,
+      { timeout: 60_000, interval: 300 },
     );
-    let left: string[] = orphaned;
-    await poll(
-      'the orphaned transactions to leave the views',
+    await vi.waitFor(
       async () => {
         const now = new Set(await served());
-        left = orphaned.filter((h) => now.has(h));
-        return left.length === 0 ? true : undefined;
+        expect(
+          orphaned.filter((h) => now.has(h)),
+          'orphaned transactions still served',
+        ).toEqual([]);
       },
-      30_000,
-      live,
-    ).catch(() => undefined);
-    expect(left, 'orphaned transactions still served').toEqual([]);
+      { timeout: 30_000, interval: 300 },
+    );
     live.child.kill('SIGTERM');
     expect(await live.exited).toBe(0);
   }, 170_000);
