@@ -15,14 +15,32 @@ import type { RpcFault } from './rpc.ts';
 
 export type PublishEmitted = (items: Emitted[]) => Promise<void>;
 
-/** A publisher of `Emitted` records over `bus`. */
+/**
+ * A publisher of `Emitted` records over `bus`. Without a schema registry the codec's framing
+ * needs no round trip, and records are encoded without an `await` each (a backfill publishes
+ * them by the hundred thousand): whether it does is learnt from the first record of each family,
+ * whose awaited encoding is compared with the synchronous one (a registry's framing, magic byte
+ * and schema id, never equals the single-object framing).
+ */
 export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): PublishEmitted {
+  const syncFamilies = new Map<FamilyName, boolean>();
   return async (items) => {
     const byFamily = new Map<FamilyName, BusMessage[]>();
     for (const { family, record } of items) {
-      const list = byFamily.get(family) ?? [];
-      list.push({ key: FAMILIES[family].key(record as never), value: await codec.encode(family, record) });
-      byFamily.set(family, list);
+      let list = byFamily.get(family);
+      if (!list) byFamily.set(family, (list = []));
+      const key = FAMILIES[family].key(record as never);
+      let sync = syncFamilies.get(family);
+      if (sync) {
+        list.push({ key, value: codec.encodeSync(family, record) });
+        continue;
+      }
+      const value = await codec.encode(family, record);
+      if (sync === undefined) {
+        sync = value.equals(codec.encodeSync(family, record));
+        syncFamilies.set(family, sync);
+      }
+      list.push({ key, value });
     }
     for (const [family, msgs] of byFamily) await bus.publish(topicName(prefix, family), msgs);
   };
