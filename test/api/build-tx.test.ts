@@ -84,7 +84,8 @@ beforeAll(async () => {
       {
         chainId: 98866,
         name: 'plume',
-        rpcUrls: [node.rpcUrl],
+        // A dead first URL: every call moves on to the next one (core/evm-transport.ts).
+        rpcUrls: [deadRpc, node.rpcUrl],
         operatorRegistry: addrs.operatorRegistry,
         redeemOperator: addrs.redeemOperator,
         requestTimeoutMs: 2_000,

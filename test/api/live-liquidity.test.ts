@@ -2,7 +2,7 @@
  * `liveLiquidity=true` on details-lite and details: the liquid-asset balance held by the
  * vault is read from a real anvil chain at request time (`X-Liquidity-Source: live`);
  * without the flag, or when the chain cannot be reached, the last ASSET_BALANCE snapshot
- * answers (`snapshot`).
+ * answers (`snapshot`). The chain's first RPC URL is dead: the read goes through the next.
  */
 
 import { createWalletClient, http } from 'viem';
@@ -10,7 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vaultSchema } from '../../core/config.ts';
 import { mockUsdcAbi } from '../../devnet/abis.ts';
-import { type AnvilNode, DEPLOYER_KEY, startAnvil } from '../../devnet/anvil.ts';
+import { type AnvilNode, DEPLOYER_KEY, freePort, startAnvil } from '../../devnet/anvil.ts';
 import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
 import { registryRecord } from '../../ingest/registry.ts';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
@@ -66,7 +66,12 @@ beforeAll(async () => {
     }),
   ];
   api = await startApiHarness(lines, {
-    config: { chains: [{ chainId: CHAIN, name: 'primary', rpcUrls: [node.rpcUrl] }] },
+    // A dead first URL: the reader moves on to the chain's next one (core/evm-transport.ts).
+    config: {
+      chains: [
+        { chainId: CHAIN, name: 'primary', rpcUrls: [`http://127.0.0.1:${await freePort()}`, node.rpcUrl] },
+      ],
+    },
   });
 }, 120_000);
 
