@@ -22,7 +22,7 @@ import { ClickHouseContainer, type StartedClickHouseContainer } from '@testconta
 import { KafkaContainer, type StartedKafkaContainer } from '@testcontainers/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { getContainerRuntimeClient, Network, type StartedNetwork } from 'testcontainers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/vaultstream.mjs');
@@ -161,8 +161,6 @@ async function stopProcess(child: ChildProcess | undefined, graceMs = 20_000): P
   clearTimeout(timer);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 suite(suiteName, () => {
   let kafka: StartedKafkaContainer | undefined;
   let clickhouse: StartedClickHouseContainer | undefined;
@@ -248,11 +246,12 @@ suite(suiteName, () => {
     const migrate = await runCli(['migrate'], env);
     expect(migrate.code, describeRun(['migrate'], migrate)).toBe(0);
 
-    streams = spawn(process.execPath, [CLI, 'streams'], {
+    const child = spawn(process.execPath, [CLI, 'streams'], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    streams = child;
     const keep = (chunk: Buffer) => {
       streamsOutput = (streamsOutput + chunk.toString()).slice(-20_000);
     };
@@ -264,23 +263,22 @@ suite(suiteName, () => {
 
     const query = 'SELECT count() FROM vaultstream.transfers_raw';
     const sqlArgs = ['sql', query, '--format', 'json'];
-    const deadline = Date.now() + 150_000;
-    let last: CliResult | undefined;
-    let count = Number.NaN;
-    while (Date.now() < deadline) {
-      if (streams.exitCode !== null || streams.signalCode !== null)
-        throw new Error(
-          `streams exited early (${streams.exitCode ?? streams.signalCode}):\n${streamsOutput}`,
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    // Done early when streams exits: the check after the wait then fails at once.
+    const outcome = await vi.waitFor(
+      async () => {
+        if (exited()) return 'exited';
+        const last = await runCli(sqlArgs, env);
+        const count = last.code === 0 ? extractCount(last.stdout) : Number.NaN;
+        expect(count, `${describeRun(sqlArgs, last)}\n--- streams output (tail)\n${streamsOutput}`).toBe(
+          expected,
         );
-      last = await runCli(sqlArgs, env);
-      count = last.code === 0 ? extractCount(last.stdout) : Number.NaN;
-      if (count === expected) break;
-      await sleep(2_000);
-    }
-    expect(
-      count,
-      `${last ? describeRun(sqlArgs, last) : 'sql never ran'}\n--- streams output (tail)\n${streamsOutput}`,
-    ).toBe(expected);
+        return 'stored';
+      },
+      { timeout: 150_000, interval: 2_000 },
+    );
+    if (outcome === 'exited')
+      throw new Error(`streams exited early (${streams.exitCode ?? streams.signalCode}):\n${streamsOutput}`);
   }, 300_000);
 
   it('gives the analyst user reads of vaultstream and no writes', async () => {

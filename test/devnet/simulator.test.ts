@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, createPublicClient, getAbiItem, http, type PublicClient } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import * as abis from '../../devnet/abis.ts';
 import { anvilAccount } from '../../devnet/anvil.ts';
@@ -319,11 +319,14 @@ describe('devnet simulator', () => {
     const before = Object.values(devnet.simulator.truth.toJSON().actions).reduce((a, b) => a + b, 0);
     const head = await client(1).getBlock();
     devnet.simulator.startLive(20);
-    const deadline = Date.now() + 30_000;
-    while (Object.values(devnet.simulator.truth.toJSON().actions).reduce((a, b) => a + b, 0) === before) {
-      if (Date.now() > deadline) throw new Error('no live activity within 30 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await vi.waitFor(
+      () =>
+        expect(
+          Object.values(devnet.simulator.truth.toJSON().actions).reduce((a, b) => a + b, 0),
+          'live activity',
+        ).not.toBe(before),
+      { timeout: 30_000 },
+    );
     await devnet.simulator.stop();
     const after = JSON.parse(readFileSync(devnet.truthFile, 'utf8')) as GroundTruthJson;
     expect(Object.values(after.actions).reduce((a, b) => a + b, 0)).toBeGreaterThan(before);

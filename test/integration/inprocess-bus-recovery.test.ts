@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
 import { partitionFor } from '../../bus/partition.ts';
 import type { Batch, BusMessage, SubscribeOptions } from '../../bus/types.ts';
@@ -404,8 +404,13 @@ describe('in-process bus: errors outside the handler', () => {
       },
       onError: (err) => errors.push(err),
     });
-    for (let i = 0; i < 50 && (values.length < 3 || errors.length === 0); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(
+      () => {
+        expect(values.length, 'records handed over').toBeGreaterThanOrEqual(3);
+        expect(errors.length, 'the error reported').toBeGreaterThan(0);
+      },
+      { timeout: 10_000 },
+    );
     await sub.stop();
     expect(values).toEqual(['v0', 'v1', 'v2']);
     expect(errors[0]).toMatchObject({
@@ -446,8 +451,10 @@ describe('in-process bus: a writer killed with SIGKILL mid-append', () => {
       });
       const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
       const target = 20 + round * 17;
-      for (let i = 0; i < 600 && roundAcks.length < target; i++) await new Promise((r) => setTimeout(r, 25));
-      expect(roundAcks.length).toBeGreaterThanOrEqual(target);
+      await vi.waitFor(() => expect(roundAcks.length).toBeGreaterThanOrEqual(target), {
+        timeout: 15_000,
+        interval: 25,
+      });
       // Kill at a slightly different point each round (the child keeps appending meanwhile).
       await new Promise((r) => setTimeout(r, round * 3));
       child.kill('SIGKILL');
