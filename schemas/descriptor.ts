@@ -149,7 +149,14 @@ function compileRow(
     args.push(v);
     return `a${args.length - 1}`;
   };
-  const value = (f: FieldDesc) => (f.kind.out ? `${arg(OUT[f.kind.out])}(r.${f.name})` : `r.${f.name}`);
+  const value = (f: FieldDesc) => {
+    // A field left out takes its default, as zod would fill it in (a producer's record, unparsed).
+    const fallback = f.kind.zod.safeParse(undefined);
+    const v = fallback.success
+      ? `(r.${f.name} === undefined ? ${arg(fallback.data)} : r.${f.name})`
+      : `r.${f.name}`;
+    return f.kind.out ? `${arg(OUT[f.kind.out])}(${v})` : v;
+  };
   const body: string[] = [];
   const props: string[] = [];
   if (event) {

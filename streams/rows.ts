@@ -4,7 +4,7 @@
  * store reads them), `event_id`, and the family's table and state flags.
  */
 import type { Row } from '../schemas/descriptor.ts';
-import { FAMILIES, type FamilyName, type Valid } from '../schemas/families.ts';
+import { FAMILIES, type FamilyName, type Publishable, type Valid } from '../schemas/families.ts';
 
 export { eventId, scaleDecimal, unixTime, usdE18 } from '../schemas/columns.ts';
 export type { Row } from '../schemas/descriptor.ts';
@@ -18,9 +18,13 @@ export const TABLES = Object.fromEntries(names.map((f) => [f, FAMILIES[f].table]
   string
 >;
 
-/** The raw-table row for a valid record (without `ver`, which the writer assigns). */
-export function toRow<F extends FamilyName>(family: F, rec: Valid<F>): Row {
-  return (FAMILIES[family].row as (r: Valid<F>) => Row)(rec);
+/**
+ * The raw-table row for a valid record (without `ver`, which the writer assigns). Fields
+ * with a default may be left out (a producer's record): the row has the default, as the
+ * record read back from the bus would.
+ */
+export function toRow<F extends FamilyName>(family: F, rec: Valid<F> | Publishable<F>): Row {
+  return (FAMILIES[family].row as (r: typeof rec) => Row)(rec);
 }
 
 /** Families whose raw table carries `ver`/`removed` and an `event_id`. */
