@@ -1,7 +1,8 @@
 /**
- * API benchmark: `npx tsx bench/api.ts [--seconds 10] [--rounds 1] [--holders 1000000] [--vaults 50]
- * [--only token-holders] [--data-dir DIR]` (`--data-dir` keeps the generated data there and
- * reuses it on the next run).
+ * API benchmark: `npx tsx bench/api.ts [--size tiny|full] [--out FILE.json] [--seconds 10]
+ * [--rounds 1] [--holders 1000000] [--vaults 50] [--data-dir DIR]` (tiny: 2,000 holders, 5 vaults,
+ * 1 s per load; `--data-dir` keeps the generated data there and reuses it on the next run).
+ * GET /v1/token-holders has its own benchmark, bench/token-holders.ts, over the same data.
  *
  * 1. A child process writes the data straight into the raw tables of a temp data dir
  *    (INSERT ... SELECT from numbers(), so the materialized views fill as in production):
@@ -13,24 +14,19 @@
  *    requests/s, p50, p99, the API's share of the bare requests/s and its p99 over the bare
  *    p99 per round (the median round is the headline, with the range), and the machine's load
  *    average around each round (the machine is shared: compare within a round).
- * 3. GET /v1/token-holders in a fresh API child (which builds the shared snapshot as it
- *    starts): the first request right after start, a second one of the same version, one
- *    while the snapshot of a new data version builds (SIGUSR2 bumps the child's version)
- *    and the first one of the new version: time to first byte, total time, bytes, the
- *    version served, and the child's RSS (VmHWM peak; VmRSS sampled every 20 ms), with
- *    the child's RSS before and after the engine loads and the machine's load average.
  *
- * Results go to bench/results/api-latest.json. The roles `generate`, `serve` and `bare`
- * are this file run as a child.
+ * Results (bench/report.ts rows: per endpoint the ratio to the bare server, target ≥ 0.80, and
+ * the p99 over the bare p99, target ≤ 2) go to bench/results/api-latest.json. The roles
+ * `generate`, `serve` and `bare` are this file run as a child (bench/token-holders.ts runs its
+ * `generate` and `serve` too).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { HANDLERS } from '../api/handlers/index.ts';
 import type { EndpointKey } from '../api/http/responses.ts';
 import { createApp, listen } from '../api/server.ts';
@@ -38,6 +34,7 @@ import { parseConfig, vaultSchema } from '../core/config.ts';
 import { createStore, type Store } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
 import { load } from './load.ts';
+import { benchArgs, round, row, writeReport } from './report.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const DAY = 86_400;
@@ -45,7 +42,7 @@ const DAY = 86_400;
 // ---- data --------------------------------------------------------------------------------------
 
 /** Registry, rates, fees, snapshots, activity, watermarks and `holders` mints, straight into the raw tables. */
-async function generate(dataDir: string, vaults: number, holders: number): Promise<void> {
+export async function generate(dataDir: string, vaults: number, holders: number): Promise<void> {
   const config = parseConfig({ dataDir });
   const store = await createStore(config);
   const db = config.store.database;
@@ -142,7 +139,7 @@ async function generate(dataDir: string, vaults: number, holders: number): Promi
 // ---- processes ---------------------------------------------------------------------------------
 
 /**
- * The API over `dataDir` on 127.0.0.1:0; prints `PORT <n>` and its RSS before and after the
+ * The API over `dataDir` on 127.0.0.1:0 (as `vaultstream start` builds it); prints `PORT <n>` and its RSS before and after the
  * engine loaded. SIGUSR2 bumps the data version, as a landed batch does.
  */
 async function serve(dataDir: string): Promise<void> {
@@ -174,12 +171,16 @@ function bare(file: string, headersFile: string): void {
   server.listen(0, '127.0.0.1', () => console.log(`PORT ${(server.address() as AddressInfo).port}`));
 }
 
-/** Runs this file as `role` in a child; resolves once the child prints its port (or exits, for `generate`). */
-function child(
+/**
+ * Runs this file as `role` in a child (with Node flags `nodeArgs`); resolves once the child
+ * prints its port (or exits, for `generate`).
+ */
+export function child(
   role: string,
   args: string[],
+  nodeArgs: string[] = [],
 ): Promise<{ proc: ChildProcess; port: number; out: () => string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, role, ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SELF, role, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, LOG_LEVEL: 'warn' },
   });
@@ -198,7 +199,7 @@ function child(
   });
 }
 
-function stop(proc: ChildProcess): Promise<void> {
+export function stop(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     proc.once('exit', () => resolve());
@@ -207,7 +208,7 @@ function stop(proc: ChildProcess): Promise<void> {
 }
 
 /** VmRSS and VmHWM (peak) of `pid`, in MB. */
-function memory(pid: number): { rssMb: number; peakMb: number } {
+export function memory(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
@@ -256,124 +257,15 @@ async function compare(apiPort: number, path: string, seconds: number, rounds: n
   }
 }
 
-const PREFIX_BYTES = '{"data":{"holders":['.length;
-
-/** GET /v1/token-holders once: time to first byte and to the end, bytes, rows, version, server memory. */
-async function tokenHoldersOnce(port: number, pid: number) {
-  const before = memory(pid);
-  let sampledMaxMb = before.rssMb;
-  const timer = setInterval(() => {
-    sampledMaxMb = Math.max(sampledMaxMb, memory(pid).rssMb);
-  }, 20);
-  const t0 = performance.now();
-  const out = await new Promise<{
-    ttfbMs: number;
-    firstRowsMs: number;
-    totalMs: number;
-    bytes: number;
-    tail: string;
-    status: number;
-    version: string;
-    stale: boolean;
-  }>((resolve, reject) => {
-    http
-      .get(`http://127.0.0.1:${port}/v1/token-holders`, (res) => {
-        let ttfbMs = -1;
-        let firstRowsMs = -1;
-        let bytes = 0;
-        let tail = '';
-        res.on('data', (chunk: Buffer) => {
-          if (ttfbMs < 0) ttfbMs = performance.now() - t0;
-          bytes += chunk.length;
-          // The first chunk may be the bare `{"data":{"holders":[` prefix, before any row is read.
-          if (firstRowsMs < 0 && bytes > PREFIX_BYTES) firstRowsMs = performance.now() - t0;
-          tail = (tail + chunk.toString('latin1')).slice(-200);
-        });
-        res.on('end', () =>
-          resolve({
-            ttfbMs,
-            firstRowsMs,
-            totalMs: performance.now() - t0,
-            bytes,
-            tail,
-            status: res.statusCode ?? 0,
-            version: String(res.headers['x-data-version']),
-            stale: res.headers['x-snapshot-stale'] === '1',
-          }),
-        );
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-  clearInterval(timer);
-  const after = memory(pid);
-  return {
-    status: out.status,
-    count: Number(/"count":(\d+)/.exec(out.tail)?.[1] ?? -1),
-    version: out.version,
-    stale: out.stale,
-    ttfbMs: Math.round(out.ttfbMs),
-    firstRowsMs: Math.round(out.firstRowsMs),
-    totalMs: Math.round(out.totalMs),
-    bytes: out.bytes,
-    serverRssBeforeMb: Math.round(before.rssMb),
-    serverRssSampledMaxMb: Math.round(Math.max(sampledMaxMb, after.rssMb)),
-    serverPeakRssMb: Math.round(after.peakMb),
-    loadAverage1m: loadavg()[0],
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * GET /v1/token-holders in a fresh API child: right after start (waits for the first
- * build), again (shared snapshot), while a new version builds (the previous snapshot),
- * and once the new version's snapshot is in.
- */
-async function tokenHolders(dataDir: string) {
-  const th = await child('serve', [dataDir]);
-  try {
-    const [nodeMb, engineMb] = (/RSS (\d+) (\d+)/.exec(th.out()) ?? []).slice(1).map(Number);
-    const pid = th.proc.pid!;
-    const first = await tokenHoldersOnce(th.port, pid);
-    const again = await tokenHoldersOnce(th.port, pid);
-    th.proc.kill('SIGUSR2');
-    // The version is polled every second; a build starts at most every 5 s.
-    await sleep(1500);
-    const duringRebuild = await tokenHoldersOnce(th.port, pid);
-    let next = await tokenHoldersOnce(th.port, pid);
-    for (let i = 0; i < 120 && next.version === first.version; i++) {
-      await sleep(500);
-      next = await tokenHoldersOnce(th.port, pid);
-    }
-    const idle = memory(pid);
-    return {
-      serverRssNodeOnlyMb: nodeMb,
-      serverRssEngineLoadedMb: engineMb,
-      serverRssIdleAfterMb: Math.round(idle.rssMb),
-      first,
-      again,
-      duringRebuild,
-      newVersion: next,
-    };
-  } finally {
-    await stop(th.proc);
-  }
-}
-
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      seconds: { type: 'string', default: '10' },
-      rounds: { type: 'string', default: '1' },
-      holders: { type: 'string', default: '1000000' },
-      vaults: { type: 'string', default: '50' },
-      only: { type: 'string' },
-      'data-dir': { type: 'string' },
+  const { values, size, out } = benchArgs(
+    'api',
+    { seconds: undefined, rounds: '1', holders: undefined, vaults: undefined, 'data-dir': undefined },
+    {
+      tiny: { seconds: '1', holders: '2000', vaults: '5' },
+      full: { seconds: '10', holders: '1000000', vaults: '50' },
     },
-  });
-  if (values.only !== undefined && values.only !== 'token-holders')
-    throw new Error(`--only: token-holders is the one part that runs alone, not ${values.only}`);
+  );
   const seconds = Number(values.seconds);
   const rounds = Math.max(1, Number(values.rounds));
   const holders = Number(values.holders);
@@ -386,53 +278,69 @@ async function main(): Promise<void> {
     if (!reuse) await child('generate', [dataDir, String(vaults), String(holders)]);
     const generateSeconds = reuse ? null : (performance.now() - g0) / 1000;
 
-    // Token holders first, in a fresh server: its memory is not the other endpoints' caches.
-    const token = await tokenHolders(dataDir);
-    if (values.only) {
-      const outDir = join(import.meta.dirname, 'results');
-      mkdirSync(outDir, { recursive: true });
-      const result = { date: new Date().toISOString(), dataset: { vaults, holders }, tokenHolders: token };
-      writeFileSync(join(outDir, 'api-token-holders-latest.json'), `${JSON.stringify(result, null, 2)}\n`);
-      console.log('token-holders', JSON.stringify(token, null, 2));
-      return;
-    }
-
     const loadStart = loadavg();
     const api = await child('serve', [dataDir]);
     const wanted: [EndpointKey, string][] = [
       ['GET /vaults/details', '/v1/vaults/details'],
-      ['GET /vaults/{slug}/details-lite', '/v1/vaults/bench-07/details-lite'],
+      [
+        'GET /vaults/{slug}/details-lite',
+        `/v1/vaults/bench-${String(Math.min(7, vaults - 1)).padStart(2, '0')}/details-lite`,
+      ],
       ['GET /vaults/holders', '/v1/vaults/holders'],
       ['GET /vaults/fees', '/v1/vaults/fees'],
     ];
     const missing = wanted.filter(([k]) => !HANDLERS[k]).map(([k]) => k);
     const throughput = [];
-    for (const [key, path] of wanted)
-      if (HANDLERS[key]) throughput.push(await compare(api.port, path, seconds, rounds, dir));
-    await stop(api.proc);
+    try {
+      for (const [key, path] of wanted)
+        if (HANDLERS[key]) throughput.push(await compare(api.port, path, seconds, rounds, dir));
+    } finally {
+      await stop(api.proc);
+    }
 
-    const results = {
-      date: new Date().toISOString(),
+    const rows = throughput.flatMap((t) => [
+      row(
+        `${t.path}: req/s as a share of a bare node:http server`,
+        round(t.ratioToBare, 3),
+        'ratio',
+        {
+          text: '≥ 0.80',
+          bound: 0.8,
+          better: 'higher',
+        },
+        true,
+        {
+          apiRequestsPerSecond: Math.round(t.api.requestsPerSecond),
+          bareRequestsPerSecond: Math.round(t.bare.requestsPerSecond),
+          ratioRange: t.ratioRange.map((r) => round(r, 3)),
+        },
+      ),
+      row(
+        `${t.path}: p99 over the bare server's p99`,
+        round(t.p99OverBare, 3),
+        'ratio',
+        {
+          text: '≤ 2',
+          bound: 2,
+          better: 'lower',
+        },
+        true,
+        { apiP99Ms: t.api.p99Ms, bareP99Ms: t.bare.p99Ms },
+      ),
+    ]);
+    writeReport(out, {
+      name: 'api',
+      size,
+      rows,
       node: process.version,
       note: `Shared ${cpus().length}-core machine: the load generator, the server and other work compete for the cores; loadAverage1m is the machine's around each round.`,
       loadAverage: { start: loadStart, end: loadavg() },
       dataset: { vaults, holders, historyDays: 365, generateSeconds },
       seconds,
       rounds,
-      targets: {
-        ratioToBare: 0.8,
-        p99OverBare: 2,
-        p99Ms: 20,
-        tokenHoldersTtfbMs: 1000,
-        tokenHoldersPeakRssMb: 300,
-      },
       missingHandlers: missing,
       throughput,
-      tokenHolders: token,
-    };
-    const outDir = join(import.meta.dirname, 'results');
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'api-latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    });
     console.table(
       throughput.map((t) => ({
         path: t.path,
@@ -445,15 +353,17 @@ async function main(): Promise<void> {
         'api p99 ms': t.api.p99Ms,
       })),
     );
-    console.log('token-holders', token);
     if (missing.length) console.log('not measured (no handler yet):', missing.join(', '));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const [role, ...rest] = process.argv.slice(2);
-if (role === 'generate') await generate(rest[0], Number(rest[1]), Number(rest[2]));
-else if (role === 'serve') await serve(rest[0]);
-else if (role === 'bare') bare(rest[0], rest[1]);
-else await main();
+// Run as a script or as one of its child roles; imported (bench/token-holders.ts), nothing runs.
+if (process.argv[1] && resolve(process.argv[1]) === SELF) {
+  const [role, ...rest] = process.argv.slice(2);
+  if (role === 'generate') await generate(rest[0], Number(rest[1]), Number(rest[2]));
+  else if (role === 'serve') await serve(rest[0]);
+  else if (role === 'bare') bare(rest[0], rest[1]);
+  else await main();
+}

@@ -5,6 +5,8 @@
  * with the oldest chain watermark behind the answer.
  */
 import { Readable } from 'node:stream';
+import { SnapshotVersions, type SnapshotVersionsOptions } from '../../store/snapshot-versions.ts';
+import { dropStaleSnapshots } from '../../store/snapshots.ts';
 import {
   holdersHistoryQuery,
   noQuery,
@@ -16,31 +18,50 @@ import {
 } from '../http/params.ts';
 import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
 import { holderHistory } from '../read/holders-history.ts';
-import { type SnapshotLease, tokenHolderSnapshots } from '../read/holders-snapshots.ts';
+import { snapshotTokenHolders, type TokenHolderSnapshot } from '../read/holders-token-holders.ts';
 import { topHolders } from '../read/holders-top.ts';
-import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import { loadRegistry, vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
-/** Rows per page read from the snapshot (and per chunk written). */
-const TOKEN_HOLDER_PAGE = 10_000;
+/** A token-holders snapshot and the oldest chain watermark (unix seconds, or null) read before it. */
+export type WatermarkedSnapshot = TokenHolderSnapshot & { watermark: number | null };
 
-/** The response body of GET /token-holders, one page of rows per chunk. */
-async function* tokenHoldersBody({ snapshot }: SnapshotLease): AsyncGenerator<string> {
-  yield '{"data":{"holders":[';
-  let first = true;
-  for await (const page of snapshot.pages(TOKEN_HOLDER_PAGE)) {
-    const json = page.map((h) => JSON.stringify(h)).join(',');
-    yield first ? json : `,${json}`;
-    first = false;
+export type TokenHolderSnapshots = SnapshotVersions<WatermarkedSnapshot>;
+
+const perApi = new WeakMap<object, TokenHolderSnapshots>();
+
+/**
+ * The shared GET /token-holders snapshots of the API given `deps` (one set per app, keyed by
+ * the deps object): the first call starts the first build. `overrides` are for tests.
+ */
+export function tokenHolderSnapshotsOf(
+  deps: Pick<HandlerDeps, 'store' | 'config' | 'log' | 'dataVersion'>,
+  overrides: Partial<SnapshotVersionsOptions<WatermarkedSnapshot>> = {},
+): TokenHolderSnapshots {
+  let s = perApi.get(deps);
+  if (!s) {
+    const { store, config, log } = deps;
+    s = new SnapshotVersions<WatermarkedSnapshot>({
+      name: 'token-holders',
+      log,
+      // Without a data version (stand-in apps), the lone-API rule of cli/roles.ts: a new one every 5 s.
+      version: deps.dataVersion ?? (() => Math.floor(Date.now() / 5000)),
+      build: async () => {
+        const vaults = await loadRegistry(store);
+        // Read first: the snapshot holds at least the data this watermark vouches for.
+        const watermark = await vaultsWatermark(store, vaults);
+        const snapshot = await snapshotTokenHolders(store, vaults, { dataDir: config.dataDir });
+        return Object.assign(snapshot, { watermark });
+      },
+      sweep: async (inUse) => {
+        await dropStaleSnapshots(store, { keep: inUse.map((x) => x.table.split('.').pop() as string) });
+      },
+      ...overrides,
+    });
+    perApi.set(deps, s);
+    s.start();
   }
-  yield `],"count":${snapshot.count}}}`;
-}
-
-/** The shared token-holders snapshots of the API given `deps`; the first call starts the first build. */
-export function tokenHolderSnapshotsOf(deps: HandlerDeps) {
-  // Without a data version (stand-in apps), the lone-API rule of cli/roles.ts: a new one every 5 s.
-  const version = deps.dataVersion ?? (() => Math.floor(Date.now() / 5000));
-  return tokenHolderSnapshots(deps, { store: deps.store, version, log: deps.log });
+  return s;
 }
 
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
@@ -49,12 +70,14 @@ export const holdersHandlers: HandlerMap = {
   'GET /token-holders': async (ctx, deps) => {
     parseQuery(noQuery, ctx);
     // A failed build answers the 500 `{ error, code }` of the error handler; then the body
-    // streams from the newest complete snapshot, a page per read, even while a newer one builds.
+    // streams from the newest complete snapshot (even while a newer one builds), or from the
+    // first one as it is encoded: the bytes of one encoding, read from its file.
     const lease = await tokenHolderSnapshotsOf(deps).acquire();
-    const body = Readable.from(tokenHoldersBody(lease), { objectMode: false });
+    const body = Readable.from(lease.snapshot.body(), { objectMode: false });
     // Ended, failed or abandoned (even before the first read): the reader lets go.
     body.once('close', () => void lease.release());
-    if (lease.watermark !== null) ctx.set('X-Data-Watermark', new Date(lease.watermark * 1000).toISOString());
+    const { watermark } = lease.snapshot;
+    if (watermark !== null) ctx.set('X-Data-Watermark', new Date(watermark * 1000).toISOString());
     ctx.set('X-Data-Version', lease.version);
     ctx.set('X-Snapshot-Age', String(Math.max(0, Math.floor((Date.now() - lease.builtAtMs) / 1000))));
     if (lease.stale) ctx.set('X-Snapshot-Stale', '1');

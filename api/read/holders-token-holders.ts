@@ -3,21 +3,29 @@
  * address with balances summed over every EVM chain and the Solana mint (chain 101)
  * apart, sorted by USD value descending, ties by address (docs/architecture.md, Endpoint semantics).
  *
- * The whole list is too big to hold: it is computed, sorted, into a snapshot MergeTree
- * table keyed by its row number, and then read back in pages by row number. Each page
- * is one short query, so the embedded engine (one query at a time) keeps serving other
- * requests while the body streams, and neither the engine nor the API holds more than a
- * page of rows after the snapshot is written. One snapshot serves every request of a
- * data version (holders-snapshots.ts owns their life).
+ * The whole list is too big to hold or to sort per request. Once per data version:
+ * 1. The store writes the `token_holder_values` rows of the vaults into a snapshot table
+ *    (store/snapshots.ts) keyed by the exact USD value: the view is evaluated once, and no
+ *    row passes through this process.
+ * 2. The rows are read back in bands of about `BAND_ROWS` rows, a band being a range of
+ *    values (cut at sampled quantiles, as exact integers) sorted exactly (value descending,
+ *    then address, token). Bands from the highest values down, each sorted, are the whole
+ *    list in order. Each band is one short query (the embedded engine, one query at a
+ *    time, keeps serving other requests between bands) that sorts only its own rows.
+ * 3. Each band is encoded to the response's JSON once and appended to a spill file in the
+ *    data directory (store/snapshot-file.ts) that every request of the version streams,
+ *    from the start, while later bands are still being encoded.
  *
  * The rows and their USD values are the `token_holder_values` view's (migration 013:
  * balances summed over the EVM chains on one exact scale, valued at the current share
- * price of `vault_share_usd_current`); this module only numbers and pages them.
+ * price of `vault_share_usd_current`); this module only orders, encodes and reads them.
  */
-import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Store } from '../../store/client.ts';
+import { SnapshotFile, snapshotDir } from '../../store/snapshot-file.ts';
+import { createSnapshot, type SnapshotTable } from '../../store/snapshots.ts';
 import { SCALE } from './holders-decimals.ts';
-import { toUnits } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
 
 export interface TokenHolder {
@@ -27,112 +35,270 @@ export interface TokenHolder {
   value: number;
 }
 
-interface PageRow {
-  rn_s: string;
-  address: string;
-  token: string;
-  balance_s: string;
-  value_s: string;
-}
-
 export interface TokenHolderSnapshot {
   /** Rows in the snapshot (the response's `count`). */
   count: number;
   /** The snapshot table, database-qualified. */
   table: string;
-  /** The rows in order, `pageSize` at a time (the table stays; `drop` removes it). */
+  /** Value bands the rows are read in (each one query). */
+  bands: number;
+  /** The whole response body, `{"data":{"holders":[...],"count":n}}`, as far as encoded, to the end. */
+  body(): AsyncGenerator<Buffer>;
+  /** The rows in order, `pageSize` at a time, decoded from the table. */
   pages(pageSize: number): AsyncGenerator<TokenHolder[]>;
-  /** Drops the snapshot table (idempotent). */
+  /** Resolves once the body is whole; rejects if encoding it failed. */
+  done: Promise<void>;
+  /** Drops the table and the body's file (idempotent). */
   drop(): Promise<void>;
 }
 
-/** Name prefix of snapshot tables (and of the per-request scratch tables of older releases). */
-const SNAPSHOT_PREFIXES = ['token_holders_snapshot_', 'scratch_token_holders_'];
+/** Rows per band: one band's TSV and JSON are the most this process holds at once. */
+const BAND_ROWS = 25_000;
 
-/**
- * Drops snapshot tables older than an hour, except `keep` (names without database):
- * left behind by a process that died. Live snapshots are rebuilt well within the hour.
- */
-export async function dropStaleSnapshots(store: Store, keep: readonly string[] = []): Promise<void> {
-  const stale = await store.query<{ name: string }>(
-    `SELECT name FROM system.tables WHERE database = {db:String}
-       AND arrayExists(p -> startsWith(name, p), {prefixes:Array(String)})
-       AND NOT has({keep:Array(String)}, name)
-       AND metadata_modification_time < now() - INTERVAL 1 HOUR`,
-    { db: store.database, prefixes: SNAPSHOT_PREFIXES, keep },
-  );
-  for (const { name } of stale) await store.command(`DROP TABLE IF EXISTS ${store.database}.${name} SYNC`);
+const COLUMNS = `value_e18 Int256 COMMENT 'USD value in 10^-18 USD',
+  address String COMMENT 'Holder address',
+  token String COMMENT 'EVM vault address or Solana mint',
+  balance_x Int256 COMMENT 'Balance in 10^-${SCALE} tokens'`;
+
+/** The engine's memory is bounded: one thread, aggregations spilled to disk past 40 MB. */
+const FILL_SETTINGS = {
+  max_threads: 1,
+  optimize_aggregation_in_order: 1,
+  max_bytes_before_external_group_by: 40_000_000,
+  max_block_size: 16_384,
+  max_insert_block_size: 131_072,
+  min_insert_block_size_rows: 131_072,
+};
+
+export interface SnapshotOptions {
+  /** The data directory: the body's file goes to `<dataDir>/snapshots` (default: the temp dir). */
+  dataDir?: string;
+  /** Rows per band (default `BAND_ROWS`; small in tests, to cut small data into many bands). */
+  bandRows?: number;
 }
 
-/** Computes the sorted (holder, token) list of `vaults` into a new snapshot table. */
+/**
+ * Snapshots the sorted (holder, token) list of `vaults`: resolves once the rows are in the
+ * table and counted (the body is readable from then on); the body's encoding goes on in the
+ * background until `done`.
+ */
 export async function snapshotTokenHolders(
   store: Store,
   vaults: readonly RegistryVault[],
+  opts: SnapshotOptions = {},
 ): Promise<TokenHolderSnapshot> {
-  const db = store.database;
-  const table = `${db}.${SNAPSHOT_PREFIXES[0]}${randomBytes(8).toString('hex')}`;
-  await store.command(
-    `CREATE TABLE ${table} (
-       rn UInt64 COMMENT 'Position in the response, from 1',
-       address String COMMENT 'Holder address',
-       token String COMMENT 'EVM vault address or Solana mint',
-       balance_x Int256 COMMENT 'Balance in 10^-${SCALE} tokens',
-       value_e18 Int256 COMMENT 'USD value in 10^-18 USD'
-     ) ENGINE = MergeTree ORDER BY rn
-     COMMENT 'Snapshot of GET /token-holders for one data version; dropped once superseded and unread'`,
-  );
-  let dropped = false;
-  const drop = async () => {
-    if (dropped) return;
-    dropped = true;
-    await store.command(`DROP TABLE IF EXISTS ${table} SYNC`);
-  };
+  const snap = await createSnapshot(store, {
+    prefix: 'token_holders_snapshot_',
+    columns: COLUMNS,
+    orderBy: 'value_e18',
+    comment: 'Snapshot of GET /token-holders for one data version; dropped once superseded and unread',
+    select: `SELECT value_usd_e18 AS value_e18, address, token, balance_e36 AS balance_x
+      FROM ${store.database}.token_holder_values WHERE vault IN {slugs:Array(String)}`,
+    params: { slugs: vaults.map((v) => v.slug) },
+    settings: FILL_SETTINGS,
+  });
+  let file: SnapshotFile | undefined;
   try {
-    await insertSnapshot(store, table, vaults);
-    const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
-    return { count: Number(n), table, pages: (size) => readPages(store, table, size), drop };
+    const bands = await bandsOf(store, snap, opts.bandRows ?? BAND_ROWS);
+    file = await SnapshotFile.create(
+      snapshotDir(opts.dataDir ?? join(tmpdir(), 'vaultstream')),
+      `${snap.name}.json`,
+    );
+    const out = file;
+    const done = encodeBody(store, snap, bands, out);
+    done.catch(() => undefined);
+    return {
+      count: snap.rows,
+      table: snap.table,
+      bands: bands.length,
+      body: () => out.read(),
+      pages: (size) => readPages(store, snap, bands, size),
+      done,
+      drop: async () => {
+        await out.remove();
+        await snap.drop();
+      },
+    };
   } catch (err) {
-    await drop();
+    await file?.remove();
+    await snap.drop().catch(() => undefined);
     throw err;
   }
 }
 
-// The query parameters are bound by the store (no value is spliced into the SQL).
-async function insertSnapshot(store: Store, table: string, vaults: readonly RegistryVault[]): Promise<void> {
-  // One thread: rows are numbered in the order the sort emits them. The sort and the
-  // view's aggregations spill to disk past 40 MB and inserts go in 128 Ki-row blocks,
-  // which bounds the engine's peak memory.
-  const sql = `INSERT INTO ${table}
-    SELECT rowNumberInAllBlocks() + 1 AS rn, address, token, balance_x, value_e18 FROM (
-      SELECT address, token, balance_e36 AS balance_x, value_usd_e18 AS value_e18
-      FROM ${store.database}.token_holder_values
-      WHERE vault IN {slugs:Array(String)}
-      ORDER BY value_e18 DESC, address, token
+/** The bands' conditions, highest values first; together they take every row once. */
+async function bandsOf(store: Store, snap: SnapshotTable, bandRows: number): Promise<string[]> {
+  const n = Math.min(Math.ceil(snap.rows / bandRows), 1000);
+  if (n <= 1) return ['1'];
+  const levels = Array.from({ length: n - 1 }, (_, i) => (i + 1) / n);
+  // Sampled quantiles, as integers: the cuts are exact values (toInt256 of a decimal
+  // string), so neighbouring bands meet exactly; equal cuts (many equal values) are merged.
+  const [{ q }] = await store.query<{ q: string[] }>(
+    `SELECT arrayMap(x -> toString(toInt256(x)), quantiles(${levels.join(', ')})(toFloat64(value_e18))) AS q
+     FROM ${snap.table}`,
+  );
+  const cuts = [...new Set(q.map((x) => BigInt(x)))].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  const at = (c: bigint) => `toInt256('${c}')`;
+  return cuts
+    .map((c, i) =>
+      i === 0 ? `value_e18 >= ${at(c)}` : `value_e18 >= ${at(c)} AND value_e18 < ${at(cuts[i - 1])}`,
     )
-    SETTINGS max_threads = 1, optimize_aggregation_in_order = 1,
-      max_bytes_before_external_sort = 40000000, max_bytes_before_external_group_by = 40000000,
-      max_block_size = 16384, max_insert_block_size = 131072, min_insert_block_size_rows = 131072`;
-  // Through `query`, which binds parameters (`command` does not); it returns no rows.
-  await store.query(sql, { slugs: vaults.map((v) => v.slug) });
+    .concat([`value_e18 < ${at(cuts[cuts.length - 1])}`]);
 }
 
-async function* readPages(store: Store, table: string, size: number): AsyncGenerator<TokenHolder[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await store.query<PageRow>(
-      `SELECT toString(rn) AS rn_s, address, token, toString(balance_x) AS balance_s,
-         toString(value_e18) AS value_s
-       FROM ${table} WHERE rn > {after:UInt64} ORDER BY rn LIMIT {n:UInt32}`,
-      { after, n: size },
-    );
-    if (rows.length === 0) return;
-    yield rows.map((r) => ({
-      address: r.address,
-      tokenAddress: r.token,
-      balance: toUnits(BigInt(r.balance_s), SCALE),
-      value: toUnits(BigInt(r.value_s), 18),
-    }));
-    if (rows.length < size) return;
-    after = Number(rows[rows.length - 1].rn_s);
+/** One band's rows in response order, as TabSeparated `address, token, balance_x, value_e18`. */
+function bandSql(table: string, where: string): string {
+  return `SELECT address, token, balance_x, value_e18 FROM ${table} WHERE ${where}
+    ORDER BY value_e18 DESC, address, token SETTINGS max_threads = 1 FORMAT TabSeparated`;
+}
+
+/** The bands' TSV in order, the next band's query running while the caller handles this one. */
+async function* bandBytes(store: Store, snap: SnapshotTable, bands: string[]): AsyncGenerator<Buffer> {
+  let next = store.queryRaw(bandSql(snap.table, bands[0]));
+  for (let i = 0; i < bands.length; i++) {
+    const { bytes } = await next;
+    if (i + 1 < bands.length) {
+      next = store.queryRaw(bandSql(snap.table, bands[i + 1]));
+      next.catch(() => undefined); // awaited on the next turn; a failure surfaces there
+    }
+    yield bytes;
   }
+}
+
+/** Fields of the TSV lines of a band (TabSeparated escapes: undone where a backslash appears). */
+function* tsvRows(bytes: Buffer): Generator<string[]> {
+  const text = bytes.toString('utf8');
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    const f = line.split('\t');
+    yield line.includes('\\') ? f.map(unescapeTsv) : f;
+  }
+}
+
+const TSV_ESCAPES: Record<string, string> = {
+  t: '\t',
+  n: '\n',
+  r: '\r',
+  '0': '\0',
+  b: '\b',
+  f: '\f',
+  '\\': '\\',
+};
+
+function unescapeTsv(s: string): string {
+  return s.replace(/\\(.)/g, (_, c: string) => TSV_ESCAPES[c] ?? c);
+}
+
+/** `digits / 10^decimals` as the nearest number: `toUnits` of api/read/prices.ts, from the digits. */
+function units(digits: string, decimals: number): number {
+  const neg = digits.startsWith('-');
+  const s = (neg ? digits.slice(1) : digits).padStart(decimals + 1, '0');
+  const n = Number(`${s.slice(0, -decimals)}.${s.slice(-decimals)}`);
+  return neg ? -n : n;
+}
+
+/** One row as the response writes it (`JSON.stringify` of a `TokenHolder`, field for field). */
+function rowJson(address: string, token: string, balance: string, value: string): string {
+  return `{"address":${JSON.stringify(address)},"tokenAddress":${JSON.stringify(token)},"balance":${JSON.stringify(
+    units(balance, SCALE),
+  )},"value":${JSON.stringify(units(value, 18))}}`;
+}
+
+/** Bytes written one string at a time into one growing buffer (no long-lived strings). */
+class Bytes {
+  private buf: Buffer;
+  length = 0;
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(capacity, 1024));
+  }
+  push(s: string): void {
+    if (this.length + s.length * 3 > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + s.length * 3));
+      this.buf.copy(bigger, 0, 0, this.length);
+      this.buf = bigger;
+    }
+    this.length += this.buf.write(s, this.length);
+  }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** A band's rows as the body's JSON, comma-separated (each preceded by a comma unless `first`). */
+function encodeBand(bytes: Buffer, first: boolean): Buffer {
+  // The JSON is about 1.6 times the TSV (the field names).
+  const out = new Bytes(Math.ceil(bytes.length * 1.7));
+  if (bytes.includes(0x5c)) {
+    // A backslash: some field is escaped; the general path.
+    for (const f of tsvRows(bytes)) {
+      out.push(`${first ? '' : ','}${rowJson(f[0], f[1], f[2], f[3])}`);
+      first = false;
+    }
+    return out.bytes();
+  }
+  const text = bytes.toString('utf8');
+  let start = 0;
+  while (start < text.length) {
+    const t1 = text.indexOf('\t', start);
+    const t2 = text.indexOf('\t', t1 + 1);
+    const t3 = text.indexOf('\t', t2 + 1);
+    let end = text.indexOf('\n', t3 + 1);
+    if (end < 0) end = text.length;
+    const row = rowJson(
+      text.slice(start, t1),
+      text.slice(t1 + 1, t2),
+      text.slice(t2 + 1, t3),
+      text.slice(t3 + 1, end),
+    );
+    out.push(first ? row : `,${row}`);
+    first = false;
+    start = end + 1;
+  }
+  return out.bytes();
+}
+
+/** Writes the response body to `file`, band by band. */
+async function encodeBody(
+  store: Store,
+  snap: SnapshotTable,
+  bands: string[],
+  file: SnapshotFile,
+): Promise<void> {
+  try {
+    await file.append(Buffer.from('{"data":{"holders":['));
+    let first = true;
+    for await (const bytes of bandBytes(store, snap, bands)) {
+      if (bytes.length === 0) continue;
+      await file.append(encodeBand(bytes, first));
+      first = false;
+    }
+    await file.append(Buffer.from(`],"count":${snap.rows}}}`));
+    await file.finish();
+  } catch (err) {
+    await file.fail(err);
+    throw err;
+  }
+}
+
+async function* readPages(
+  store: Store,
+  snap: SnapshotTable,
+  bands: string[],
+  size: number,
+): AsyncGenerator<TokenHolder[]> {
+  let page: TokenHolder[] = [];
+  for await (const bytes of bandBytes(store, snap, bands)) {
+    for (const f of tsvRows(bytes)) {
+      page.push({ address: f[0], tokenAddress: f[1], balance: units(f[2], SCALE), value: units(f[3], 18) });
+      if (page.length === size) {
+        yield page;
+        page = [];
+      }
+    }
+  }
+  if (page.length) yield page;
 }

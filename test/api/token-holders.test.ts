@@ -1,14 +1,17 @@
 /**
  * The shared GET /v1/token-holders snapshots over the activity scenario in chDB: one
- * snapshot per data version read by every request, the previous complete snapshot
- * served while a new version's builds, and a superseded snapshot dropped once its last
- * reader is done. New data is a mint written to transfers_raw (the views fill as in
- * production); its expected row is derived here from the mint and the scenario.
+ * snapshot per data version read by every request (one encoding of the body, in one file),
+ * the first build read while it is still being encoded, the previous complete snapshot
+ * served while a new version's builds, and a superseded snapshot (table and file) dropped
+ * once its last reader is done. New data is a mint written to transfers_raw (the views fill
+ * as in production); its expected row is derived here from the mint and the scenario.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TokenHolderSnapshots, tokenHolderSnapshots } from '../../api/read/holders-snapshots.ts';
+import { type TokenHolderSnapshots, tokenHolderSnapshotsOf } from '../../api/handlers/holders.ts';
 import { snapshotTokenHolders, type TokenHolder } from '../../api/read/holders-token-holders.ts';
 import { loadRegistry } from '../../api/read/registry.ts';
 import { createApp, listen } from '../../api/server.ts';
@@ -57,6 +60,16 @@ async function freshRows(): Promise<TokenHolder[]> {
   }
 }
 
+/** The whole body of a snapshot, as its readers get it. */
+async function bodyText(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const b of body) parts.push(b);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** The body files in the data directory's snapshot folder. */
+const bodyFiles = () => readdirSync(join(api.dataDir, 'snapshots'));
+
 let mints = 0;
 /** Mints `raw` alpha shares on its first EVM chain to a new holder; returns the row it must produce. */
 async function mintToNewHolder(raw: bigint): Promise<TokenHolder> {
@@ -104,8 +117,11 @@ describe('one snapshot per data version', () => {
     expect(await snapshotTables()).toEqual(tables); // reused, not rebuilt
     const truth = await freshRows();
     expect(truth.length).toBeGreaterThan(0);
+    // One body file for the version, shared by the three requests.
+    expect(bodyFiles()).toEqual([`${process.pid}-${tables[0]}.json`]);
     for (const res of [a, b, c]) {
-      expect(res.body).toEqual({ data: { holders: truth, count: truth.length } });
+      // Byte for byte what JSON.stringify writes for the rows read back from the table.
+      expect(res.text).toBe(JSON.stringify({ data: { holders: truth, count: truth.length } }));
       expect(res.headers.get('x-data-version')).toBe('1');
       expect(res.headers.get('x-snapshot-stale')).toBeNull();
       expect(res.headers.get('x-data-watermark')).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -117,23 +133,56 @@ describe('one snapshot per data version', () => {
   });
 });
 
+describe('bands', () => {
+  it('cuts the rows into value bands whose concatenation is the one-band order, ties included', async () => {
+    // Three holders of equal value (a cut may fall on them): they stay in one band, in address order.
+    const tied = [
+      await mintToNewHolder(777_000n),
+      await mintToNewHolder(777_000n),
+      await mintToNewHolder(777_000n),
+    ];
+    const truth = await freshRows();
+    const at = truth.findIndex((r) => r.address === tied[0].address);
+    expect(truth.slice(at, at + 3)).toEqual(tied);
+    const snap = await snapshotTokenHolders(api.store, await loadRegistry(api.store), { bandRows: 3 });
+    try {
+      expect(snap.bands).toBeGreaterThan(5);
+      const rows: TokenHolder[] = [];
+      for await (const page of snap.pages(4)) rows.push(...page);
+      expect(rows).toEqual(truth);
+      expect(await bodyText(snap.body())).toBe(
+        JSON.stringify({ data: { holders: truth, count: truth.length } }),
+      );
+    } finally {
+      await snap.drop();
+    }
+  });
+});
+
 describe('reader counting across a rebuild', () => {
   let snaps: TokenHolderSnapshots;
   let version = 1;
   beforeAll(() => {
-    snaps = tokenHolderSnapshots(
-      {},
-      { store: api.store, version: () => version, log: silentLogger, minGapMs: 0 },
+    snaps = tokenHolderSnapshotsOf(
+      { store: api.store, config: api.config, log: silentLogger, dataVersion: () => version },
+      { minGapMs: 0 },
     );
   });
   afterAll(() => snaps.stop());
 
-  it('keeps serving the old complete snapshot while the new one builds, drops it after its last reader', async () => {
+  it('reads the first build while it is encoded, then keeps the old snapshot through a rebuild', async () => {
+    // No complete snapshot yet: the lease is on the build in flight, readable before it is done.
     const first = await snaps.acquire();
+    let firstDone = false;
+    void first.snapshot.done.then(() => (firstDone = true));
+    const text = await bodyText(first.snapshot.body());
+    expect(firstDone).toBe(true); // the reader waited for the end of the encoding
     const oldRows: TokenHolder[] = [];
     for await (const page of first.snapshot.pages(5)) oldRows.push(...page);
     expect(oldRows).toEqual(await freshRows());
+    expect(text).toBe(JSON.stringify({ data: { holders: oldRows, count: oldRows.length } }));
     expect(first.version).toBe('1');
+    expect(first.snapshot.watermark).toEqual(expect.any(Number));
 
     const added = await mintToNewHolder(123_456_789n);
     version = 2;
@@ -146,9 +195,7 @@ describe('reader counting across a rebuild', () => {
     expect(during.version).toBe('1');
     expect(during.stale).toBe(true);
     await settled;
-    const duringRows: TokenHolder[] = [];
-    for await (const page of during.snapshot.pages(5)) duringRows.push(...page);
-    expect(duringRows).toEqual(oldRows); // still readable after the new one replaced it
+    expect(await bodyText(during.snapshot.body())).toBe(text); // still readable after the new one replaced it
 
     const next = await snaps.acquire();
     expect(next.version).toBe('2');
@@ -159,15 +206,24 @@ describe('reader counting across a rebuild', () => {
     expect(newRows).toContainEqual(added);
     expect(newRows.filter((r) => r.address !== added.address)).toEqual(oldRows);
     expect(newRows).toEqual(await freshRows());
+    expect(await bodyText(next.snapshot.body())).toBe(
+      JSON.stringify({ data: { holders: newRows, count: newRows.length } }),
+    );
 
-    // The old table lives until both of its readers let go; the current one stays.
+    // The old table and file live until both of their readers let go; the current ones stay.
+    const oldFile = `${process.pid}-${first.snapshot.table.split('.')[1]}.json`;
     await first.release();
     await first.release(); // idempotent: must not count twice
     expect(await tableExists(first.snapshot.table)).toBe(true);
+    expect(bodyFiles()).toContain(oldFile);
     await during.release();
     expect(await tableExists(first.snapshot.table)).toBe(false);
+    expect(bodyFiles()).not.toContain(oldFile);
     await next.release();
     expect(await tableExists(next.snapshot.table)).toBe(true);
+    expect(
+      existsSync(join(api.dataDir, 'snapshots', `${process.pid}-${next.snapshot.table.split('.')[1]}.json`)),
+    ).toBe(true);
   });
 });
 
