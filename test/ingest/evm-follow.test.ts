@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
@@ -20,7 +20,6 @@ import {
   openBus,
   readFamily,
   testConfig,
-  until,
   untilCaughtUp,
   useEmitterNode,
 } from './evm-support.ts';
@@ -69,7 +68,10 @@ describe('EVM follower on anvil', () => {
     await emitTransfers(url, emitter, bob, alice, 9_000n, 4);
     await mine(3);
     await caughtUp(ingest);
-    await until(() => ingest.progress()[0].reorgs === 1, 10_000, 'the reorg');
+    await vi.waitFor(() => expect(ingest.progress()[0].reorgs, 'the reorg').toBe(1), {
+      timeout: 10_000,
+      interval: 25,
+    });
     await ingest.stop();
 
     // Restart from the checkpoint after more blocks.

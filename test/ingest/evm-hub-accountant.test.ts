@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Abi, createPublicClient, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
@@ -22,16 +22,7 @@ import { defaultVaultSpec, deployVaultSystem } from '../../devnet/deploy.ts';
 import { accountantStateCall, decodeAccountantState } from '../../ingest/evm/accountant.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import {
-  anvilRpc,
-  liveEvents,
-  localChain,
-  openBus,
-  readFamily,
-  sendTx,
-  until,
-  usdcVault,
-} from './evm-support.ts';
+import { anvilRpc, liveEvents, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const lc = (a: string) => a.toLowerCase();
@@ -129,7 +120,10 @@ describe('Nest hub accountant on anvil', () => {
     const bus = await openBus(join(root, 'bus'));
     const head = Number(await pub.getBlockNumber());
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
-    await until(() => (ingest.progress()[0]?.next ?? 0) > head, 30_000, 'the ingester');
+    await vi.waitFor(() => expect(ingest.progress()[0]?.next, 'the ingester').toBeGreaterThan(head), {
+      timeout: 30_000,
+      interval: 25,
+    });
     await ingest.stop();
     const read = async (f: Parameters<typeof readFamily>[2]) =>
       liveEvents(await readFamily(bus, config.topicPrefix, f), (r) => `${r.blockHash}:${r.logIndex}`).sort(

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Abi, createPublicClient, type Hex, http, maxUint256, parseEventLogs } from 'viem';
 import type { Account } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
@@ -17,7 +17,7 @@ import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts'
 import { deployVaultSystem } from '../../devnet/deploy.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { liveEvents, localChain, openBus, readFamily, sendTx, until, usdcVault } from './evm-support.ts';
+import { liveEvents, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const alice = anvilAccount(1);
@@ -87,7 +87,10 @@ describe('EVM deposit fees and OFT adapter on the devnet', () => {
     const head = Number(await pub.getBlockNumber());
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
     // The node mines on an interval as well: past the head read, not exactly at it.
-    await until(() => (ingest.progress()[0]?.next ?? 0) > head, 30_000, 'the ingester');
+    await vi.waitFor(() => expect(ingest.progress()[0]?.next, 'the ingester').toBeGreaterThan(head), {
+      timeout: 30_000,
+      interval: 25,
+    });
     await ingest.stop();
     const read = async (f: Parameters<typeof readFamily>[2]) =>
       liveEvents(await readFamily(bus, config.topicPrefix, f), (r) => `${r.blockHash}:${r.logIndex}`).sort(

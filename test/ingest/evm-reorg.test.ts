@@ -8,14 +8,14 @@
  */
 import { join } from 'node:path';
 import { createPublicClient, type Hex, http, maxUint256 } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
 import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
 import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
 import { type EvmIngest, startEvmIngest } from '../../ingest/evm/index.ts';
 import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
-import { anvilRpc, localChain, openBus, readFamily, sendTx, until, usdcVault } from './evm-support.ts';
+import { anvilRpc, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const [alice, bob, carol, dave] = [1, 2, 3, 4].map((i) => anvilAccount(i));
@@ -36,7 +36,10 @@ const transfer = (from: typeof alice, to: Hex, amount: bigint) =>
   sendTx(url(), from, share(), dv.boringVaultAbi as never, 'transfer', [to, amount]);
 const caughtUp = async () => {
   const h = await head();
-  await until(() => ingest.progress()[0]?.next === h + 1, 30_000, `block ${h}`);
+  await vi.waitFor(() => expect(ingest.progress()[0]?.next, `block ${h}`).toBe(h + 1), {
+    timeout: 30_000,
+    interval: 25,
+  });
 };
 
 beforeAll(async () => {
@@ -133,7 +136,10 @@ describe('EVM reorgs against the stored views', () => {
     await transfer(bob, dave.address, 1_000_000n);
     await mine(7);
     await caughtUp();
-    await until(() => ingest.progress()[0].reorgs === 1, 10_000, 'the reorg');
+    await vi.waitFor(() => expect(ingest.progress()[0].reorgs, 'the reorg').toBe(1), {
+      timeout: 10_000,
+      interval: 25,
+    });
     await expectViewsMatchChain();
     const p = ingest.progress()[0];
     expect(p.blocksRetracted).toBe(6);
@@ -147,7 +153,10 @@ describe('EVM reorgs against the stored views', () => {
     await caughtUp();
     await anvilRpc(url(), 'evm_revert', [snap]);
     await mine(WINDOW + 8);
-    await until(() => ingest.progress()[0].phase === 'stopped', 15_000, 'the chain to stop');
+    await vi.waitFor(() => expect(ingest.progress()[0].phase, 'the chain to stop').toBe('stopped'), {
+      timeout: 15_000,
+      interval: 25,
+    });
     const p = ingest.progress()[0];
     expect(p.stoppedReason).toMatch(/reorganized deeper than the 16 blocks kept/);
     expect(p.stoppedReason).toMatch(/reorgWindow/);
@@ -171,7 +180,10 @@ describe('EVM reorgs against the stored views', () => {
       });
       const bus = await openBus(join(dir, 'bus'));
       const first = startEvmIngest({ config: config(url()), bus, codec: pipe.codec, log: silentLogger });
-      await until(() => first.progress()[0].phase === 'live', 30_000, 'the first chain');
+      await vi.waitFor(() => expect(first.progress()[0].phase, 'the first chain').toBe('live'), {
+        timeout: 30_000,
+        interval: 25,
+      });
       await first.stop();
       const second = startEvmIngest({
         config: config(other.rpcUrl),
@@ -179,7 +191,10 @@ describe('EVM reorgs against the stored views', () => {
         codec: pipe.codec,
         log: silentLogger,
       });
-      await until(() => second.progress()[0].phase === 'stopped', 15_000, 'the chain to stop');
+      await vi.waitFor(() => expect(second.progress()[0].phase, 'the chain to stop').toBe('stopped'), {
+        timeout: 15_000,
+        interval: 25,
+      });
       await second.stop();
       const expected = (await pub().getBlock({ blockNumber: 0n })).hash;
       const actual = (

@@ -11,18 +11,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, type Hex, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
 import { type AnvilNode, startAnvil } from '../../devnet/anvil.ts';
-import {
-  addr,
-  anvilRpc,
-  deployEmitter,
-  emitTransfers,
-  liveEvents,
-  readFamily,
-  until,
-} from './evm-support.ts';
+import { addr, anvilRpc, deployEmitter, emitTransfers, liveEvents, readFamily } from './evm-support.ts';
 
 let node: AnvilNode;
 let emitter: Hex;
@@ -128,13 +120,19 @@ describe('EVM ingest killed mid-backfill', () => {
     writeFileSync(configFile, config(node.rpcUrl));
     const busDir = join(dataDir, 'bus');
     const first = runChild(slowConfig, busDir);
-    await until(() => checkpointNext(dataDir) > head / 3, 60_000, 'a third of the backfill');
+    await vi.waitFor(
+      () => expect(checkpointNext(dataDir), 'a third of the backfill').toBeGreaterThan(head / 3),
+      { timeout: 60_000, interval: 25 },
+    );
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const killedAt = checkpointNext(dataDir);
     expect(killedAt).toBeLessThan(head);
     const second = runChild(configFile, busDir);
-    await until(() => checkpointNext(dataDir) === head + 1, 60_000, 'the resumed backfill');
+    await vi.waitFor(() => expect(checkpointNext(dataDir), 'the resumed backfill').toBe(head + 1), {
+      timeout: 60_000,
+      interval: 25,
+    });
     second.kill('SIGKILL');
     await new Promise((r) => second.once('exit', r));
 

@@ -8,7 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { applyEnv } from '../../core/config.ts';
 import { ROOT } from '../support/cli.ts';
 
@@ -62,12 +62,15 @@ function run(args: string[], env: Record<string, string>): Proc {
     stdout: () => out,
     stderr: () => err,
     async waitFor(re, timeoutMs = 90_000) {
-      const until = Date.now() + timeoutMs;
-      while (!re.test(err)) {
-        if (Date.now() > until || child.exitCode !== null)
-          throw new Error(`no ${re} on stderr; got:\n${err.slice(-3000)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const missing = () => new Error(`no ${re} on stderr; got:\n${err.slice(-3000)}`);
+      // Done early when the child exits: the check after the wait then fails at once.
+      await vi.waitFor(
+        () => {
+          if (child.exitCode === null && !re.test(err)) throw missing();
+        },
+        { timeout: timeoutMs, interval: 100 },
+      );
+      if (!re.test(err)) throw missing();
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGINT');
@@ -148,21 +151,25 @@ describe("the README's examples on the devnet that `npm start` runs", () => {
       VAULTSTREAM_DATA_DIR: join(dir, 'readme'),
     });
     try {
-      const until = Date.now() + 120_000;
-      while (!/vaultstream API http:\/\/127\.0\.0\.1:\d+\/v1/.test(p.stdout())) {
-        if (Date.now() > until || p.child.exitCode !== null)
-          throw new Error(`no API line; stderr:\n${p.stderr()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const base = p.stdout().match(/vaultstream API (http:\/\/127\.0\.0\.1:\d+)\/v1/)?.[1];
+      const apiLine = () => p.stdout().match(/vaultstream API (http:\/\/127\.0\.0\.1:\d+)\/v1/)?.[1];
+      // Done early when the child exits: the check after the wait then fails at once.
+      await vi.waitFor(
+        () => {
+          if (p.child.exitCode === null && !apiLine()) throw new Error(`no API line; stderr:\n${p.stderr()}`);
+        },
+        { timeout: 120_000, interval: 100 },
+      );
+      const base = apiLine();
+      if (!base) throw new Error(`no API line; stderr:\n${p.stderr()}`);
       // Wait until the backfilled data is stored: the first vault has a performance history.
-      for (;;) {
-        const r = await fetch(`${base}/v1/vaults/ndev0/performance-history`);
-        const body = r.ok ? ((await r.json()) as { data: { history: unknown[] } }) : undefined;
-        if (body?.data.history.length) break;
-        if (Date.now() > until) throw new Error('the devnet data never arrived');
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      await vi.waitFor(
+        async () => {
+          const r = await fetch(`${base}/v1/vaults/ndev0/performance-history`);
+          const body = r.ok ? ((await r.json()) as { data: { history: unknown[] } }) : undefined;
+          expect(body?.data.history.length, 'the devnet data: ndev0 performance history').toBeGreaterThan(0);
+        },
+        { timeout: 120_000, interval: 250 },
+      );
       const served = (
         (await (await fetch(`${base}/v1/vaults`)).json()) as { data: { slug: string }[] }
       ).data.map((v) => v.slug);
@@ -195,14 +202,15 @@ describe.skipIf(!hasTmux)('vaultstream start on a terminal (tmux)', () => {
     }
   });
 
-  async function waitScreen(test: (s: string) => boolean, timeoutMs = 120_000): Promise<string> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const s = screen();
-      if (test(s)) return s;
-      if (Date.now() > until) throw new Error(`screen never matched; it shows:\n${s}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+  function waitScreen(test: (s: string) => boolean, timeoutMs = 120_000): Promise<string> {
+    return vi.waitFor(
+      () => {
+        const s = screen();
+        if (!test(s)) throw new Error(`screen never matched; it shows:\n${s}`);
+        return s;
+      },
+      { timeout: timeoutMs, interval: 250 },
+    );
   }
 
   it('shows human-readable logs and a bar per chain and for the devnet, then stops on Ctrl-C', async () => {
