@@ -16,7 +16,7 @@ import { type MintFlowTracker, startMintFlowTracker } from '../../ingest/mintflo
 import { burnInstructionData, TOKEN_MESSENGER_MINTER_V2, USDC_MINT } from '../fixtures/solana/burn.ts';
 import { address, signature } from '../fixtures/solana/keys.ts';
 import { MINT, OFT_STORE, solanaVault } from '../fixtures/solana/vaults.ts';
-import { type PrimaryChain, startPrimaryChain } from '../support/standins/anvil.ts';
+import { type PrimaryChain, startPrimaryChain } from '../support/primary-chain.ts';
 import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
 import type { Standin } from '../support/standins/server.ts';
 import { startIris, startPredicate, startScan } from '../support/standins/services.ts';

@@ -5,9 +5,9 @@
  */
 import { createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { relayerAbi } from '../../../devnet/abis.ts';
-import { DEPLOYER_KEY, startAnvil } from '../../../devnet/anvil.ts';
-import { type DevnetAddresses, deployVaultSystem } from '../../../devnet/deploy.ts';
+import { relayerAbi } from '../../devnet/abis.ts';
+import { DEPLOYER_KEY, startAnvil } from '../../devnet/anvil.ts';
+import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
 
 export interface PrimaryChain {
   rpcUrl: string;
