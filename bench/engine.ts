@@ -81,16 +81,9 @@ writeReport(out, {
   name: 'engine',
   size,
   rows: results.map((r) =>
-    row(
-      `engine: insert ${total.toLocaleString('en')} TSV rows, ${r.label}`,
-      r.seconds,
-      's',
-      undefined,
-      true,
-      {
-        cpuSeconds: r.cpuSeconds,
-      },
-    ),
+    row(`engine, ${total.toLocaleString('en')} TSV rows: ${r.label}`, r.seconds, 's', undefined, true, {
+      cpuSeconds: r.cpuSeconds,
+    }),
   ),
   rowsInserted: total,
   batch,

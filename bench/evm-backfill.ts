@@ -135,12 +135,12 @@ try {
   };
   if (p.eventsPublished !== events)
     throw new Error(`published ${p.eventsPublished} events, expected ${events}`);
-  const what = `EVM ingester alone, ${events.toLocaleString('en')} logs in ${(head + 1).toLocaleString('en')} blocks`;
+  const what = `EVM ingester alone, ${events.toLocaleString('en')} logs`;
   writeReport(out, {
     name: 'evm-backfill',
     size,
     rows: [
-      row(`${what}: backfill to the in-process bus`, result.eventsPerSecond, 'events/s'),
+      row(`${what}: backfill into the in-process bus`, result.eventsPerSecond, 'events/s'),
       row(`${what}: share of the time waiting on RPC`, round(result.rpcWaitShare, 3), 'share'),
     ],
     result,

@@ -46,13 +46,13 @@ if (bus === 'kafka') {
   result = await benchPipeline(opts);
 }
 const full = opts.events === FULL_EVENTS;
-const label = bus === 'kafka' ? 'through the Kafka mock' : 'embedded (in-process bus)';
+const label = bus === 'kafka' ? 'through the Kafka mock' : 'embedded';
 writeReport(out, {
   name,
   size,
   rows: [
     row(
-      `pipeline ${label}, ${opts.events.toLocaleString('en')} events: publish to queryable`,
+      `pipeline ${label}, ${opts.events.toLocaleString('en')} events, publish to queryable`,
       result.eventsPerSecond,
       'events/s',
       { text: `≥ ${BASELINE[bus].toLocaleString('en')}`, bound: BASELINE[bus], better: 'higher' },

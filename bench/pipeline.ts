@@ -63,9 +63,19 @@ export async function benchPipeline(opts: {
     // reads no lag before the group's first commit, which let the first chunks run past the
     // mock's retention (the consumer then saw "offset out of range").
     let landed = 0;
+    let landedAt = Date.now();
     processor.on('landed', (e: { rows: number }) => {
       landed += e.rows;
+      landedAt = Date.now();
     });
+    // Consumers that keep failing (their errors are logged) retry forever: fail the run instead.
+    const stallMs = 60_000;
+    const stalled = () =>
+      published > landed && Date.now() - landedAt > stallMs
+        ? new Error(
+            `no rows stored for ${stallMs / 1000} s (${landed} of ${published} published): see the log`,
+          )
+        : undefined;
     await processor.start();
     const maxLag = opts.brokers ? 25_000 : Number.POSITIVE_INFINITY;
     const t0 = performance.now();
@@ -73,7 +83,11 @@ export async function benchPipeline(opts: {
     let chunk: { key: string; value: Buffer }[] = [];
     let published = 0;
     const flush = async () => {
-      while (published - landed >= maxLag) await new Promise((r) => setTimeout(r, 5));
+      while (published - landed >= maxLag) {
+        const err = stalled();
+        if (err) throw err;
+        await new Promise((r) => setTimeout(r, 5));
+      }
       await bus.publish(topic, chunk);
       published += chunk.length;
       chunk = [];
@@ -84,7 +98,16 @@ export async function benchPipeline(opts: {
     }
     if (chunk.length) await flush();
     const publishedAt = performance.now();
-    await processor.drained();
+    let watch: NodeJS.Timeout | undefined;
+    await Promise.race([
+      processor.drained(),
+      new Promise((_, reject) => {
+        watch = setInterval(() => {
+          const err = stalled();
+          if (err) reject(err);
+        }, 1000);
+      }),
+    ]).finally(() => clearInterval(watch));
     await processor.stop();
     const [{ n }] = await store.query<{ n: string }>(
       `SELECT count() AS n FROM ${cfg.store.database}.transfers`,

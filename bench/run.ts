@@ -63,7 +63,7 @@ const ROOT = join(HERE, '..');
 const outDir =
   values['out-dir'] ?? (size === 'full' ? join(HERE, 'results') : mkdtempSync(join(tmpdir(), 'vs-bench-')));
 mkdirSync(outDir, { recursive: true });
-const timeoutMs = Number(values['timeout-s'] ?? (size === 'full' ? 1800 : 300)) * 1000;
+const timeoutMs = Number(values['timeout-s'] ?? (size === 'full' ? 1800 : 180)) * 1000;
 // Full runs one at a time (they measure); tiny ones two at a time (they only check the scripts run).
 const jobs = Math.max(1, Number(values.jobs ?? (size === 'full' ? 1 : 2)));
 
@@ -127,7 +127,7 @@ function runScript(s: Script): Promise<Outcome> {
     child.on('error', (err) => done(`could not start: ${err.message}`));
     child.on('close', (code, signal) => {
       killGroup(child.pid); // anything it left behind
-      if (timedOut) done(`timed out after ${timeoutMs / 1000} s`);
+      if (timedOut) done(`timed out after ${timeoutMs / 1000} s; last said: ${lastLine(tail)}`);
       else if (code !== 0) done(`exit ${code ?? signal}: ${lastLine(tail)}`);
       else done(undefined);
     });
@@ -207,7 +207,7 @@ const table = new Table({
   // No rule between rows: one line per workload where it fits.
   chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   wordWrap: true,
-  colWidths: [null, 60, null, null, null, null, null],
+  colWidths: [null, 64, null, null, null, null, null],
 });
 for (const o of outcomes) {
   if (o.error) table.push([o.name, `FAILED (${o.seconds} s): ${o.error}`, '', '', '', '', '']);

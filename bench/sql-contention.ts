@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const rows = (['cached', 'uncached'] as const).flatMap((mode) => {
     if (!results[mode]) return [];
     const r = results[mode] as Run;
-    const what = `API /v1/vaults/details p99, ${mode === 'cached' ? 'cache on (data version bumps every second)' : 'cache off'}`;
+    const what = `/v1/vaults/details p99, ${mode === 'cached' ? 'cache on' : 'cache off'}`;
     // No answer within the run (a loaded machine): the p99 is at least the run's length.
     const p99 = (workload: string, n: LoadNumbers) =>
       n.completed > 0

@@ -104,9 +104,9 @@ writeReport(out, {
   rows: commands.flatMap(({ name }) =>
     runtimes.map((rt) => {
       const median = (results[name][rt]?.medianMs ?? Number.NaN) / 1000;
-      const what = `CLI startup: vaultstream ${name}, ${rt === 'compiled' ? 'compiled (dist/)' : rt === 'tsx' ? 'TypeScript through tsx' : 'the --before checkout'}`;
+      const what = `vaultstream ${name}, ${rt === 'compiled' ? 'compiled' : rt === 'tsx' ? 'through tsx' : '--before checkout'}`;
       // The targets are for the compiled CLI that users run; the other runtimes are for comparison.
-      return row(`${what}, median of ${RUNS}`, median, 's', rt === 'compiled' ? TARGETS[name] : undefined);
+      return row(`${what} (median of ${RUNS})`, median, 's', rt === 'compiled' ? TARGETS[name] : undefined);
     }),
   ),
   node: process.version,

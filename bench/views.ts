@@ -145,21 +145,13 @@ try {
       `${k.padEnd(width)}  ${String(t.min).padStart(6)}  ${String(t.median).padStart(9)}  ${String(t.max).padStart(6)}  ${t.rows}`,
     );
   const viewsMs = views.reduce((sum, v) => sum + results[v].median, 0);
-  const what = `views: ${vaults.length} vault(s)`;
+  const what = `views, ${vaults.length} vault(s)`;
   writeReport(out, {
     name: 'views',
     size,
     rows: [
-      row(
-        `${what}, the API's uncached vault data load (loadContexts), median`,
-        results.loadContexts.median,
-        'ms',
-      ),
-      row(
-        `${what}, SELECT * of each of ${views.length} metric views, sum of medians`,
-        round(viewsMs, 1),
-        'ms',
-      ),
+      row(`${what}: the API's uncached vault data load, median`, results.loadContexts.median, 'ms'),
+      row(`${what}: SELECT * of ${views.length} metric views, sum of medians`, round(viewsMs, 1), 'ms'),
     ],
     runs,
     nowMs,
