@@ -126,6 +126,7 @@ const transfers = defineFamily({
     from: col(k.account, 'from_address'),
     to: col(k.account, 'to_address'),
     amount: k.uintAtMost((1n << 255n) - 1n, 'transfer amount exceeds int256 balance arithmetic'),
+    transactionIndex: k.withDefault(k.int(-1, 2147483647), -1),
   },
 });
 

@@ -33,7 +33,13 @@ export const deadLetterRecord = FAMILIES.dlq.schema;
 
 export type RegistryRecord = z.infer<typeof registryRecord>;
 export type BlockRecord = z.infer<typeof blockRecord>;
-export type TransferRecord = z.infer<typeof transferRecord>;
+/**
+ * A transfer as producers write it: `transactionIndex` (added in transfers.v2) may be left
+ * out, and the codec writes its Avro default, -1 (Solana transfers do so). The consumer
+ * validates to `Valid<'transfers'>`, where it is always present.
+ */
+export type TransferRecord = Omit<z.infer<typeof transferRecord>, 'transactionIndex'> &
+  Partial<Pick<z.infer<typeof transferRecord>, 'transactionIndex'>>;
 export type ActivityRecord = z.infer<typeof activityRecord>;
 export type RateRecord = z.infer<typeof rateRecord>;
 export type FeeRecord = z.infer<typeof feeRecord>;

@@ -23,7 +23,14 @@ describe('EVM decoding and mapping', () => {
     expect(records).toEqual([
       {
         family: 'transfers',
-        record: { ...ident(1, 0), token: A.share, from: alice, to: bob, amount: '12345678901234567890' },
+        record: {
+          ...ident(1, 0),
+          token: A.share,
+          from: alice,
+          to: bob,
+          amount: '12345678901234567890',
+          transactionIndex: -1,
+        },
       },
     ]);
   });

@@ -55,6 +55,31 @@ describe('Avro codec', () => {
     expect(codec.latest('rates').version).toBe(2);
   });
 
+  it('reads a transfer written with v1 through v2: transactionIndex is the default, -1 (unknown)', async () => {
+    const codec = new EventCodec();
+    const transfer = {
+      ...rateV1,
+      token: `0x${'22'.repeat(20)}`,
+      from: `0x${'33'.repeat(20)}`,
+      to: `0x${'44'.repeat(20)}`,
+      amount: '5',
+    };
+    const { accountant: _a, rate: _r, rateDecimals: _d, source: _s, ...v1 } = transfer;
+    expect(codec.latest('transfers').version).toBe(2);
+    const old = (await codec.decode('transfers', await codec.encode('transfers', v1, 1))) as Record<
+      string,
+      unknown
+    >;
+    expect(old).toMatchObject({ ...v1, transactionIndex: -1 });
+    const now = await codec.decode(
+      'transfers',
+      await codec.encode('transfers', { ...v1, transactionIndex: 4 }),
+    );
+    expect(now).toMatchObject({ ...v1, transactionIndex: 4 });
+    // Both validate: the old one with the default the consumer stores.
+    expect(FAMILIES.transfers.schema.parse(old).transactionIndex).toBe(-1);
+  });
+
   it('rejects garbage, a record of another family and a record that does not fit', async () => {
     const codec = new EventCodec();
     await expect(codec.decode('rates', Buffer.from('hello world'))).rejects.toThrow(/not an Avro/);

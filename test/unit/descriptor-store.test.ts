@@ -14,7 +14,8 @@ import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { TsvLines } from '../../store/tsv.ts';
 import { toRow } from '../../streams/rows.ts';
-import { migrate } from '../../views/migrate.ts';
+import { listMigrations, migrate } from '../../views/migrate.ts';
+import { renderStatements } from '../../views/render.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-descriptor-'));
 let store: Store;
@@ -89,5 +90,21 @@ describe('rows the descriptor builds land in their table', () => {
       cols.map((c) => [c, c === 'block_time' ? '2026-01-01 00:00:00' : String(row[c])]),
     );
     expect(got).toEqual(expected);
+  });
+});
+
+describe('a column added by a migration', () => {
+  it('goes to the local tables first in cluster mode, then to the Distributed table', () => {
+    const sql = listMigrations()
+      .filter((m) => /\bADD COLUMN\b/.test(m.sql))
+      .map((m) => m.sql)
+      .join('\n');
+    const out = renderStatements(sql, { database: 'vs', cluster: 'c1' });
+    const adds = out.filter((s) => s.startsWith('ALTER TABLE vs.transfers_raw'));
+    expect(adds.map((s) => s.split('\n')[0].trim())).toEqual([
+      'ALTER TABLE vs.transfers_raw_local ON CLUSTER c1',
+      'ALTER TABLE vs.transfers_raw ON CLUSTER c1',
+    ]);
+    expect(adds.every((s) => /ADD COLUMN IF NOT EXISTS transaction_index Int32/.test(s))).toBe(true);
   });
 });

@@ -58,6 +58,7 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
       from: `0x${'0'.repeat(40)}`,
       to: `0x${'Ab'.repeat(20)}`,
       amount: '1000000',
+      transactionIndex: 0,
     },
     {
       ...solanaChain,
@@ -66,8 +67,17 @@ const VALID: Record<'blocks' | 'transfers' | 'activity' | 'rates', Rec[]> = {
       from: base58(42, 4),
       to: base58(32, 5),
       amount: String(TWO_255 - 1n),
+      transactionIndex: -1,
     },
-    { ...evmChain, vault: '0', token: hex(40), from: hex(40), to: base58(88), amount: '0' },
+    {
+      ...evmChain,
+      vault: '0',
+      token: hex(40),
+      from: hex(40),
+      to: base58(88),
+      amount: '0',
+      transactionIndex: 2147483647,
+    },
   ],
   activity: [
     {
@@ -344,10 +354,15 @@ describe('fastValid', () => {
     const t = VALID.transfers[0];
     const r = VALID.rates[0];
     const { removed: _r, ...noRemoved } = t;
+    const { transactionIndex: _i, ...noTransactionIndex } = t;
     const { isPaused: _p, ...noPaused } = r;
     const { vault, ...noVault } = t;
     const cases: [FamilyName, unknown][] = [
       ['transfers', noRemoved],
+      // A default zod would fill in changes the record: not the fast path's to accept.
+      ['transfers', noTransactionIndex],
+      ['transfers', { ...t, transactionIndex: -2 }],
+      ['transfers', { ...t, transactionIndex: 2 ** 31 }],
       ['rates', noPaused],
       ['rates', { ...r, isPaused: undefined }],
       ['transfers', { ...t, amount: String(TWO_255) }],

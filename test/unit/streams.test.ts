@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../../ingest/replay.ts';
+import { FAMILIES } from '../../schemas/families.ts';
 import { KeyRangeCollector, stateChangeIndexes } from '../../streams/dedup.ts';
 import { eventId, scaleDecimal, toRow, usdE18 } from '../../streams/rows.ts';
 
@@ -69,6 +70,7 @@ describe('row helpers', () => {
       from: addr('e'),
       to: addr('F'),
       amount,
+      transactionIndex: 17,
     });
     expect(row).toEqual({
       event_id: `98866:${hash('a')}:3`,
@@ -84,8 +86,18 @@ describe('row helpers', () => {
       from_address: addr('e'),
       to_address: addr('f'),
       amount,
+      transaction_index: 17,
     });
     expect(row.event_id).toBe(eventId(chainEvent));
+    // A producer's transfer without it (Solana, transfers.v1) has the Avro default, -1.
+    const { transactionIndex: _, ...v1 } = FAMILIES.transfers.schema.parse({
+      ...chainEvent,
+      token: addr('D'),
+      from: addr('e'),
+      to: addr('F'),
+      amount: '1',
+    });
+    expect(toRow('transfers', v1).transaction_index).toBe(-1);
   });
 
   it('maps a fee with its exact USD value', () => {

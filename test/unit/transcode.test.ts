@@ -129,6 +129,9 @@ describe('transfer transcoder', () => {
       transfer({ blockNumber: 2 ** 52 - 1, logIndex: 2_147_483_647, chainId: 2_147_483_647 }),
       transfer({ amount: ((1n << 255n) - 1n).toString() }),
       transfer({ vault: 'a' }),
+      transfer({ transactionIndex: 0 }),
+      transfer({ transactionIndex: 2_147_483_647 }),
+      transfer({ ...solana, transactionIndex: -1 }),
     ];
     for (const c of cases) expect(agree(enc(c)), JSON.stringify(c)).toBe(true);
   });
@@ -159,6 +162,7 @@ describe('transfer transcoder', () => {
       transfer({ amount: '1e18' }),
       transfer({ amount: (1n << 255n).toString() }),
       transfer({ amount: '9'.repeat(78) }),
+      transfer({ transactionIndex: -2 }),
     ];
     for (const c of bad) {
       const bytes = enc(c);
@@ -235,6 +239,21 @@ describe('transfer transcoder', () => {
         .join(''),
     );
     expect([...e.lineEnds]).toEqual([expected.split('\n')[1].length + 1, e.tsv.length]);
+  });
+});
+
+describe('transfers written with an older schema', () => {
+  it('take the general path, and store the Avro default for the field v1 lacks', async () => {
+    const old = codec.encodeSync('transfers', transfer(), 1);
+    expect(codec.newestBodyStart('transfers', old)).toBe(-1);
+    const p = await prepareRows(codec, 'transfers', [old, enc(transfer({ transactionIndex: 3 }))], 10);
+    expect(p.dead).toEqual([]);
+    const lines = p.tsv.toString().split('\n');
+    const at = p.columns.indexOf('transaction_index');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[0].split('\t')[at]).toBe('-1');
+    expect(lines[1].split('\t')[at]).toBe('3');
+    expect(`${lines[0]}\n`).toBe(general(old, 10)!.line.toString());
   });
 });
 
