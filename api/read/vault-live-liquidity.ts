@@ -21,7 +21,10 @@ export function chainLiquidityReader(config: Config): LiveLiquidityReader {
     const chain = config.chains.find((c) => c.chainId === chainId);
     if (!chain?.rpcUrls.length)
       throw new VaultstreamError('CONFIG_INVALID', `no RPC configured for chain ${chainId}`);
-    client = createPublicClient({ transport: chainTransport(chain, config.ingest) });
+    // An API request waits on this read: one pass over the chain's URLs (at least one retry),
+    // not the ingester's full retry budget, before the answer falls back to the snapshots.
+    const maxAttempts = Math.min(config.ingest.maxAttempts, Math.max(2, chain.rpcUrls.length));
+    client = createPublicClient({ transport: chainTransport(chain, config.ingest, { maxAttempts }) });
     clients.set(chainId, client);
     return client;
   };
