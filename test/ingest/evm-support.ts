@@ -20,7 +20,7 @@ import {
   toHex,
 } from 'viem';
 import type { Account } from 'viem/accounts';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
 import { topicName } from '../../bus/partition.ts';
 import type { Bus } from '../../bus/types.ts';
@@ -127,7 +127,10 @@ export async function openBus(dir: string): Promise<InProcessBus> {
 
 /** Waits until the first chain of `ingest` has taken every block up to `head`. */
 export function untilCaughtUp(ingest: EvmIngest, head: number, ms: number, what: string): Promise<void> {
-  return until(() => ingest.progress()[0]?.next === head + 1, ms, what);
+  return vi.waitFor(() => expect(ingest.progress()[0]?.next, what).toBe(head + 1), {
+    timeout: ms,
+    interval: 25,
+  });
 }
 
 /** The identity of a chain event across retractions. */
@@ -267,15 +270,14 @@ export async function sendTx(
   return r;
 }
 
-/** Polls `check` until it is true, failing after `ms`. */
-export async function until(
+/**
+ * Waits (vi.waitFor, every 25 ms) until `check` is true, failing after `ms`. Only
+ * evm-faults.test.ts still calls it; new waits call vi.waitFor with an expectation.
+ */
+export function until(
   check: () => boolean | Promise<boolean>,
   ms = 20_000,
   what = 'condition',
 ): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return vi.waitFor(async () => expect(await check(), what).toBe(true), { timeout: ms, interval: 25 });
 }
