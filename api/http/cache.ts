@@ -99,6 +99,8 @@ export class ResponseCache {
   private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onRemove'>> &
     Pick<ResponseCacheOptions, 'onLookup' | 'onRemove'>;
   private storedBytes = 0;
+  /** A key known to be at the LRU end (moving it there again changes nothing), or undefined. */
+  private newest: string | undefined;
 
   constructor(opts: ResponseCacheOptions) {
     this.opts = {
@@ -136,6 +138,7 @@ export class ResponseCache {
     if (found && found.expiresAt > now) {
       this.entries.delete(full); // re-insert: Map order is the LRU order
       this.entries.set(full, found);
+      this.newest = full;
       this.opts.onLookup?.(route, 'hit');
       return { entry: found, result: 'hit', full };
     }
@@ -172,8 +175,10 @@ export class ResponseCache {
    * to the LRU end. Not counted through `onLookup`: the fast path counts its hits itself.
    */
   touch(full: string, entry: CacheEntry): void {
+    if (full === this.newest) return; // already the most recently used
     this.entries.delete(full);
     this.entries.set(full, entry);
+    this.newest = full;
   }
 
   /** The body of `entry` compressed with `encoding`, computed once per entry. */
@@ -199,6 +204,7 @@ export class ResponseCache {
   clear(): void {
     const gone = [...this.entries.values()];
     this.entries.clear();
+    this.newest = undefined;
     for (const e of gone) this.opts.onRemove?.(e);
     this.storedBytes = 0;
   }
@@ -206,6 +212,7 @@ export class ResponseCache {
   private store(key: string, entry: CacheEntry): CacheEntry {
     if (entry.bytes > this.opts.maxBytes) return entry;
     this.entries.set(key, entry);
+    this.newest = undefined; // (a key stored again keeps its place)
     this.keys.set(entry, key);
     this.storedBytes += entry.bytes;
     this.evict();
@@ -224,6 +231,7 @@ export class ResponseCache {
     const e = this.entries.get(key);
     if (!e) return;
     this.entries.delete(key);
+    if (key === this.newest) this.newest = undefined;
     this.storedBytes -= e.bytes;
     this.opts.onRemove?.(e);
   }

@@ -1,7 +1,13 @@
 import { request } from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etagMatches, normalizeQuery, pickEncoding, ResponseCache } from '../../api/http/cache.ts';
+import {
+  type CacheEntry,
+  etagMatches,
+  normalizeQuery,
+  pickEncoding,
+  ResponseCache,
+} from '../../api/http/cache.ts';
 import { toCsv } from '../../api/http/csv.ts';
 import { getJson, startTestApp, type TestApp, WATERMARK } from './app.ts';
 
@@ -118,6 +124,21 @@ describe('ResponseCache', () => {
     expect(cache.bytes).toBeLessThanOrEqual(200);
     expect((await cache.get('r', 'a', json(1))).result).toBe('hit');
     expect((await cache.get('r', 'b', json(2))).result).toBe('miss');
+  });
+
+  it("touch (the fast path's hit) moves an entry to the LRU end, touched twice in a row too", async () => {
+    const cache = new ResponseCache({ version: () => 1, maxBytes: 200 }); // two entries fit
+    const held = (e: { full: string; entry: CacheEntry }) => cache.holds(e.full, e.entry, 0);
+    const a = await cache.get('r', 'a', json(1));
+    const b = await cache.get('r', 'b', json(2));
+    cache.touch(a.full, a.entry);
+    cache.touch(a.full, a.entry);
+    const c = await cache.get('r', 'c', json(3)); // evicts b, the least recently used
+    expect([held(a), held(b), held(c)]).toEqual([true, false, true]);
+    cache.touch(a.full, a.entry); // a after c again (c was stored after a's last touch)
+    cache.touch(a.full, a.entry);
+    const d = await cache.get('r', 'd', json(4)); // evicts c
+    expect([held(a), held(c), held(d)]).toEqual([true, false, true]);
   });
 
   it('counts compressed variants in its bytes', async () => {
