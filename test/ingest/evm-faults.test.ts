@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
 import { freePort } from '../../devnet/anvil.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
@@ -21,7 +21,6 @@ import {
   openBus,
   readFamily,
   testConfig,
-  until,
   untilCaughtUp,
   useEmitterNode,
 } from './evm-support.ts';
@@ -212,7 +211,10 @@ describe('EVM ingest under RPC faults', () => {
     });
     const bus = await openBus(join(root, 'recover', 'bus'));
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
-    await until(() => ingest.progress()[0].phase === 'failing', 10_000, 'the outage to show');
+    await vi.waitFor(() => expect(ingest.progress()[0].phase, 'the outage to show').toBe('failing'), {
+      timeout: 10_000,
+      interval: 25,
+    });
     expect(ingest.progress()[0].lastError).toMatch(/HTTP 503/);
     down = false;
     await untilCaughtUp(ingest, chainHead, 30_000, 'recovery');
@@ -236,7 +238,10 @@ describe('EVM ingest under RPC faults', () => {
     const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
     const head = Number(await createPublicClient({ transport: http(chain.node.rpcUrl) }).getBlockNumber());
     await untilCaughtUp(ingest, head, 30_000, 'the live chain');
-    await until(() => ingest.progress()[1]?.phase === 'failing', 10_000, 'the dead chain to report');
+    await vi.waitFor(() => expect(ingest.progress()[1]?.phase, 'the dead chain to report').toBe('failing'), {
+      timeout: 10_000,
+      interval: 25,
+    });
     await ingest.stop();
     const [live, down] = ingest.progress();
     expect(live.phase).toBe('live');

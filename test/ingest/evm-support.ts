@@ -269,15 +269,3 @@ export async function sendTx(
   if (r.status !== 'success') throw new Error(`${functionName} reverted`);
   return r;
 }
-
-/**
- * Waits (vi.waitFor, every 25 ms) until `check` is true, failing after `ms`. Only
- * evm-faults.test.ts still calls it; new waits call vi.waitFor with an expectation.
- */
-export function until(
-  check: () => boolean | Promise<boolean>,
-  ms = 20_000,
-  what = 'condition',
-): Promise<void> {
-  return vi.waitFor(async () => expect(await check(), what).toBe(true), { timeout: ms, interval: 25 });
-}
