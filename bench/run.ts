@@ -82,7 +82,10 @@ if (chosen.length === 0)
 interface Outcome {
   name: string;
   file: string;
+  date: string;
   seconds: number;
+  /** The machine's 1-minute load average as the script started and ended (the machine is shared). */
+  loadavg1m: [number, number];
   rows: BenchRow[];
   error?: string;
 }
@@ -97,6 +100,8 @@ function runScript(s: Script): Promise<Outcome> {
     if (values.vaults) args.push('--vaults', values.vaults);
   }
   const t0 = performance.now();
+  const date = new Date().toISOString();
+  const load0 = loadavg()[0];
   console.error(`\n==> ${s.name}: bench/${s.file} ${args.join(' ')}`);
   return new Promise((resolve) => {
     // As `npm start` and bin/vaultstream.mjs run the service; its own process group, so that a
@@ -122,7 +127,8 @@ function runScript(s: Script): Promise<Outcome> {
       clearTimeout(timer);
       const seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
       if (error && values.quiet) process.stderr.write(`${s.name} output (tail):\n${tail}\n`);
-      resolve({ name: s.name, file: s.file, seconds, ...readRows(out, error) });
+      const loadavg1m: [number, number] = [load0, loadavg()[0]];
+      resolve({ name: s.name, file: `bench/${s.file}`, date, seconds, loadavg1m, ...readRows(out, error) });
     };
     child.on('error', (err) => done(`could not start: ${err.message}`));
     child.on('close', (code, signal) => {
@@ -226,29 +232,42 @@ const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFix
 console.log(`\nbenchmarks, ${size} size (${load}); ratio = value / the target's bound`);
 console.log(table.toString());
 
+const untagged = ({ bench: _, ...r }: BenchRow & { bench: string }): BenchRow => r;
+
+/** The benchmarks of an earlier combined file of this size, with their rows. */
+function previousRun(file: string): Outcome[] {
+  try {
+    const prev = JSON.parse(readFileSync(file, 'utf8'));
+    if (prev.size !== size || !Array.isArray(prev.scripts) || !Array.isArray(prev.rows)) return [];
+    return prev.scripts
+      .filter((o: Outcome) => SCRIPTS.some((s) => s.name === o.name))
+      .map((o: Outcome) => ({
+        ...o,
+        rows: prev.rows.filter((r: { bench: string }) => r.bench === o.name).map(untagged),
+      }));
+  } catch {
+    return []; // none yet, or not this shape
+  }
+}
+
+// The combined file keeps the latest run of every benchmark: a run of some of them (--only)
+// replaces theirs and keeps the others' (each with its own date).
 const combined = join(outDir, 'latest.json');
-writeFileSync(
-  combined,
-  `${JSON.stringify(
-    {
-      name: 'all',
-      date: started.toISOString(),
-      size,
-      node: process.version,
-      cpus: cpus().length,
-      loadavg1m: { before: loadBefore, after: loadavg()[0] },
-      scripts: outcomes.map(({ name, file, seconds, error }) => ({
-        name,
-        file: `bench/${file}`,
-        seconds,
-        error,
-      })),
-      rows: outcomes.flatMap((o) => o.rows.map((r) => ({ bench: o.name, ...r }))),
-    },
-    null,
-    2,
-  )}\n`,
+const kept = previousRun(combined).filter((o) => !outcomes.some((n) => n.name === o.name));
+const all = [...kept, ...outcomes].sort(
+  (a, b) => SCRIPTS.findIndex((s) => s.name === a.name) - SCRIPTS.findIndex((s) => s.name === b.name),
 );
+const scripts = all.map(({ rows: _, ...o }) => o);
+const rows = all.flatMap((o) => o.rows.map((r) => ({ bench: o.name, ...r })));
+const summary = {
+  name: 'all',
+  date: started.toISOString(),
+  size,
+  node: process.version,
+  cpus: cpus().length,
+};
+writeFileSync(combined, `${JSON.stringify({ ...summary, scripts, rows }, null, 2)}\n`);
+
 console.log(`wrote ${combined}`);
 const failed = outcomes.filter((o) => o.error);
 if (failed.length) {
