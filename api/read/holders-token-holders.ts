@@ -208,54 +208,89 @@ function rowJson(address: string, token: string, balance: string, value: string)
   )},"value":${JSON.stringify(units(value, 18))}}`;
 }
 
-/** Bytes written one string at a time into one growing buffer (no long-lived strings). */
+/** Bytes appended into one growing buffer (no long-lived strings). */
 class Bytes {
   private buf: Buffer;
   length = 0;
   constructor(capacity: number) {
     this.buf = Buffer.allocUnsafe(Math.max(capacity, 1024));
   }
+  /** Room for `n` more bytes. */
+  ensure(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(bigger, 0, 0, this.length);
+    this.buf = bigger;
+  }
+  /** Appends a string as UTF-8. */
   push(s: string): void {
-    if (this.length + s.length * 3 > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + s.length * 3));
-      this.buf.copy(bigger, 0, 0, this.length);
-      this.buf = bigger;
-    }
+    this.ensure(s.length * 3);
     this.length += this.buf.write(s, this.length);
+  }
+  /** Appends bytes `from`..`to` of `src` (room ensured by the caller). */
+  copy(src: Buffer, from = 0, to = src.length): void {
+    this.length += src.copy(this.buf, this.length, from, to);
+  }
+  /** Appends an ASCII string (room ensured by the caller). */
+  ascii(s: string): void {
+    this.length += this.buf.write(s, this.length, 'latin1');
   }
   bytes(): Buffer {
     return this.buf.subarray(0, this.length);
   }
 }
 
+/**
+ * True when the band's bytes are printable ASCII besides its tabs and newlines, with no quote
+ * or backslash: then every field is a JSON string's content as it is (and unescaped TSV).
+ */
+function plainBytes(b: Buffer): boolean {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c >= 0x20 ? c === 0x22 || c === 0x5c || c >= 0x7f : c !== 0x09 && c !== 0x0a) return false;
+  }
+  return true;
+}
+
+const ADDRESS = Buffer.from('{"address":"');
+const TOKEN = Buffer.from('","tokenAddress":"');
+const BALANCE = Buffer.from('","balance":');
+const VALUE = Buffer.from(',"value":');
+/** Bytes of a row besides its two strings and two numbers (a number is at most 24 characters). */
+const ROW_EXTRA = 1 + ADDRESS.length + TOKEN.length + BALANCE.length + VALUE.length + 1 + 2 * 24;
+
 /** A band's rows as the body's JSON, comma-separated (each preceded by a comma unless `first`). */
 function encodeBand(bytes: Buffer, first: boolean): Buffer {
   // The JSON is about 1.6 times the TSV (the field names).
   const out = new Bytes(Math.ceil(bytes.length * 1.7));
-  if (bytes.includes(0x5c)) {
-    // A backslash: some field is escaped; the general path.
+  if (!plainBytes(bytes)) {
+    // Escapes or non-ASCII text: the general path, through strings.
     for (const f of tsvRows(bytes)) {
       out.push(`${first ? '' : ','}${rowJson(f[0], f[1], f[2], f[3])}`);
       first = false;
     }
     return out.bytes();
   }
-  const text = bytes.toString('utf8');
+  // Plain bytes: the strings are copied as they are; only the numbers go through strings.
   let start = 0;
-  while (start < text.length) {
-    const t1 = text.indexOf('\t', start);
-    const t2 = text.indexOf('\t', t1 + 1);
-    const t3 = text.indexOf('\t', t2 + 1);
-    let end = text.indexOf('\n', t3 + 1);
-    if (end < 0) end = text.length;
-    const row = rowJson(
-      text.slice(start, t1),
-      text.slice(t1 + 1, t2),
-      text.slice(t2 + 1, t3),
-      text.slice(t3 + 1, end),
-    );
-    out.push(first ? row : `,${row}`);
+  while (start < bytes.length) {
+    const t1 = bytes.indexOf(0x09, start);
+    const t2 = bytes.indexOf(0x09, t1 + 1);
+    const t3 = bytes.indexOf(0x09, t2 + 1);
+    let end = bytes.indexOf(0x0a, t3 + 1);
+    if (end < 0) end = bytes.length;
+    out.ensure(t2 - start + ROW_EXTRA);
+    if (!first) out.ascii(',');
     first = false;
+    out.copy(ADDRESS);
+    out.copy(bytes, start, t1);
+    out.copy(TOKEN);
+    out.copy(bytes, t1 + 1, t2);
+    out.copy(BALANCE);
+    out.ascii(JSON.stringify(units(bytes.toString('latin1', t2 + 1, t3), SCALE)));
+    out.copy(VALUE);
+    out.ascii(JSON.stringify(units(bytes.toString('latin1', t3 + 1, end), 18)));
+    out.ascii('}');
     start = end + 1;
   }
   return out.bytes();

@@ -71,10 +71,10 @@ async function bodyText(body: AsyncIterable<Buffer>): Promise<string> {
 const bodyFiles = () => readdirSync(join(api.dataDir, 'snapshots'));
 
 let mints = 0;
-/** Mints `raw` alpha shares on its first EVM chain to a new holder; returns the row it must produce. */
-async function mintToNewHolder(raw: bigint): Promise<TokenHolder> {
+/** Mints `raw` alpha shares on its first EVM chain to a new holder (`name`, or a fresh address); returns the row it must produce. */
+async function mintToNewHolder(raw: bigint, name?: string): Promise<TokenHolder> {
   mints++;
-  const holder = `0x${(0xbee000 + mints).toString(16).padStart(40, '0')}`;
+  const holder = name ?? `0x${(0xbee000 + mints).toString(16).padStart(40, '0')}`;
   const block = 900_000_000 + mints;
   await api.store.insert('transfers_raw', [
     {
@@ -141,9 +141,12 @@ describe('bands', () => {
       await mintToNewHolder(777_000n),
       await mintToNewHolder(777_000n),
     ];
+    // A holder whose name needs escapes in TSV and in JSON, and is not ASCII: its band takes the general path.
+    const odd = await mintToNewHolder(5_000_000n, 'odd "holder"\\ \t\n\u0001 Ω');
     const truth = await freshRows();
     const at = truth.findIndex((r) => r.address === tied[0].address);
     expect(truth.slice(at, at + 3)).toEqual(tied);
+    expect(truth).toContainEqual(odd);
     const snap = await snapshotTokenHolders(api.store, await loadRegistry(api.store), { bandRows: 3 });
     try {
       expect(snap.bands).toBeGreaterThan(5);
