@@ -3,8 +3,7 @@
  * (test/support/activity-scenario.ts builds the vaults and transfers and calls these).
  */
 import type { FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
-// An import cycle with the scenario, safe: NOW is read only when the builders run.
-import { type ActivityScenario, NOW } from './activity-scenario.ts';
+import { type ActivityScenario, NOW } from './activity-model.ts';
 import { type ChainFields, DAY, EVM_ZERO, hex } from './events.ts';
 
 type At = (chainId: number, ts: number, logIndex?: number) => ChainFields;

@@ -7,47 +7,16 @@
  * kind on several days, and a reorg retraction in each family. It exports the events
  * themselves: tests derive every expected value from them.
  */
-import type {
-  ActivityRecord,
-  FeeRecord,
-  RedemptionRecord,
-  RegistryRecord,
-  RoleRecord,
-  TransferRecord,
-} from '../../schemas/records.ts';
+import type { RegistryRecord } from '../../schemas/records.ts';
 import { activityOf, feesOf, type Push, redemptionsOf, rolesOf, type Transfer } from './activity-families.ts';
+import { type ActivityScenario, NOW, type ScenarioVault } from './activity-model.ts';
 import { DAY, EVM_ZERO, eventSequence, hex, SOLANA_ZERO, scenarioRegistry } from './events.ts';
 import { seededRandom } from './rng.ts';
 
-/** The API clock of the scenario (ms): 2026-10-20 12:00 UTC. */
-export const NOW_MS = Date.UTC(2026, 9, 20, 12);
-export const NOW = NOW_MS / 1000;
+// The scenario's shape and clock live in activity-model.ts (read by the families and the truth too).
+export { type ActivityScenario, NOW, NOW_MS, type ScenarioVault } from './activity-model.ts';
 
 const solanaAccount = (i: number) => `SoHo${'Z'.repeat(36)}${'123456789'[i % 9]}${'ABCDEFGH'[i % 8]}`;
-
-export interface ScenarioVault {
-  record: RegistryRecord;
-  /** Accountant rate (raw, `rateDecimals`) on `rateChain`. */
-  rate: bigint;
-  rateDecimals: number;
-  rateChain: number;
-}
-
-export interface ActivityScenario {
-  lines: string[];
-  vaults: ScenarioVault[];
-  /** Every published record, retractions (`removed: true`) included. */
-  transfers: TransferRecord[];
-  activity: ActivityRecord[];
-  redemptions: RedemptionRecord[];
-  roles: RoleRecord[];
-  fees: FeeRecord[];
-  evmHolders: string[];
-  /** Holders of alpha's redemption requests, touched by nothing else. */
-  redeemers: string[];
-  solanaHolders: string[];
-  queues: string[];
-}
 
 /** A registry record of the scenario (`info` given as an object). */
 function registry(

@@ -2,7 +2,7 @@
  * Expected values of the activity scenario, computed from its events alone: the
  * canonical records, balances, and the JSON number the API prints for a raw amount.
  */
-import type { ActivityScenario } from './activity-scenario.ts';
+import type { ActivityScenario } from './activity-model.ts';
 import { EVM_ZERO, SOLANA_ZERO } from './events.ts';
 
 /** The records still on the canonical chain: each retracted event and its retraction dropped. */
