@@ -54,7 +54,7 @@ COPY --from=build /app/dist ./dist
 
 USER node
 EXPOSE 3000
-ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/vaultstream.mjs"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "bin/vaultstream.mjs"]
 CMD ["start"]
 
 # ---- devnet: the runtime plus the devnet's tools (anvil, solc), for local stacks and demos -------

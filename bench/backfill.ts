@@ -6,7 +6,7 @@
  * chain: `--per-block` share `Transfer` logs in each block (one transaction per block),
  * first a mint to each of `--holders` holders, then transfers between them (about one in a
  * hundred moves a holder's whole balance, so some holders end at zero). Then spawns the real
- * CLI, `bin/vaultstream.mjs start` (Node with a 64 MB young generation, as `npm start`), on
+ * CLI, `bin/vaultstream.mjs start` (Node with a 16 MB young generation, as `npm start`), on
  * a config file with that chain, the vault and the devnet off, and times spawn -> every
  * transfer stored (`transfers` view) and `/v1/vaults/holders`' totalHolders equal to the
  * count computed here. Reports the seconds, the CPU seconds and peak RSS of the CLI's
@@ -222,7 +222,7 @@ try {
   const anvilPids = () => allPids().filter((p) => procStat(p).pgid === node.pgid);
   const anvilCpu0 = sum(anvilPids(), (s) => s.cpu);
   const nodeArgs = [
-    '--max-semi-space-size=64',
+    '--max-semi-space-size=16',
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
   if (values['cpu-prof']) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`);
