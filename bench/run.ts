@@ -133,7 +133,8 @@ function runScript(s: Script): Promise<Outcome> {
     child.on('error', (err) => done(`could not start: ${err.message}`));
     child.on('close', (code, signal) => {
       killGroup(child.pid); // anything it left behind
-      if (timedOut) done(`timed out after ${timeoutMs / 1000} s; last said: ${lastLine(tail)}`);
+      const said = lastLine(tail);
+      if (timedOut) done(`timed out after ${timeoutMs / 1000} s${said ? `; last said: ${said}` : ''}`);
       else if (code !== 0) done(`exit ${code ?? signal}: ${lastLine(tail)}`);
       else done(undefined);
     });

@@ -31,12 +31,23 @@ const SCRIPTS = [
 const outDir = mkdtempSync(join(tmpdir(), 'vs-bench-smoke-'));
 let run: { status: number | null; stdout: string; stderr: string };
 
-beforeAll(async () => {
-  if (KAFKA_PROBLEM) console.warn(`bench smoke: pipeline-kafka skipped: ${KAFKA_PROBLEM}`);
-  const args = ['--import', 'tsx', join(ROOT, 'bench', 'run.ts'), '--size', 'tiny', '--quiet'];
-  args.push('--out-dir', outDir, ...(KAFKA_PROBLEM ? ['--skip', 'pipeline-kafka'] : []));
-  run = await new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `bench/run.ts --size tiny --quiet --out-dir dir ...args`. */
+function runBench(dir: string, args: string[]): Promise<typeof run> {
+  const argv = [
+    '--import',
+    'tsx',
+    join(ROOT, 'bench', 'run.ts'),
+    '--size',
+    'tiny',
+    '--quiet',
+    '--out-dir',
+    dir,
+  ];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [...argv, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -44,6 +55,11 @@ beforeAll(async () => {
     child.on('error', fail);
     child.on('close', (status) => done({ status, stdout, stderr }));
   });
+}
+
+beforeAll(async () => {
+  if (KAFKA_PROBLEM) console.warn(`bench smoke: pipeline-kafka skipped: ${KAFKA_PROBLEM}`);
+  run = await runBench(outDir, KAFKA_PROBLEM ? ['--skip', 'pipeline-kafka'] : []);
 }, 600_000);
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -103,4 +119,22 @@ describe('bench/run.ts --size tiny', () => {
     for (const f of scripts)
       expect(ran.has(`bench/${f}`), `bench/${f} is not run by bench/run.ts`).toBe(true);
   });
+});
+
+describe('bench/run.ts when a script fails', () => {
+  it('shows the error in the table, records it and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vs-bench-fail-'));
+    try {
+      // Far too short for any script: it is stopped (with what it started) and counts as failed.
+      const failed = await runBench(dir, ['--only', 'startup', '--timeout-s', '0.2']);
+      expect(failed.status).toBe(1);
+      expect(failed.stdout).toMatch(/startup +│ FAILED \([\d.]+ s\): timed out after 0\.2 s/);
+      const all = JSON.parse(readFileSync(join(dir, 'latest.json'), 'utf8'));
+      expect(all.scripts).toHaveLength(1);
+      expect(all.scripts[0].error).toMatch(/^timed out after 0\.2 s/);
+      expect(all.rows).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
