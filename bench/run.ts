@@ -4,7 +4,7 @@
  *
  *   npm run bench                            # full sizes (many minutes): bench/results/
  *   npm run bench -- --size tiny             # every benchmark at a tiny size (seconds): a temp dir
- *   npm run bench -- --only backfill,startup # some of them (a name, or its part after a dash: kafka)
+ *   npm run bench -- --only backfill,startup # some of them (also: pipeline, embedded, kafka)
  *
  * Options: `--size tiny|full` (default full), `--only a,b`, `--skip a,b`, `--out-dir DIR` (where
  * each script's `<name>-latest.json` and the combined `latest.json` go; default bench/results for
@@ -67,12 +67,15 @@ const timeoutMs = Number(values['timeout-s'] ?? (size === 'full' ? 1800 : 180)) 
 // Full runs one at a time (they measure); tiny ones two at a time (they only check the scripts run).
 const jobs = Math.max(1, Number(values.jobs ?? (size === 'full' ? 1 : 2)));
 
-/** `name` is one of `list` (comma-separated): the whole name, or its part before or after a dash. */
+/**
+ * `name` is one of `list` (comma-separated): the whole name, its part before a dash (`pipeline`:
+ * both pipelines), or a pipeline's bus (`embedded`, `kafka`, as before the table).
+ */
 const named = (list: string | undefined, name: string) =>
   (list ?? '')
     .split(',')
     .filter(Boolean)
-    .some((n) => n === name || name.startsWith(`${n}-`) || name.endsWith(`-${n}`));
+    .some((n) => n === name || name.startsWith(`${n}-`) || name === `pipeline-${n}`);
 const chosen = SCRIPTS.filter(
   (s) => (!values.only || named(values.only, s.name)) && !named(values.skip, s.name),
 );
