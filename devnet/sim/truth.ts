@@ -5,219 +5,29 @@
  * of raw integer units (shares and rates have 6 decimals); days are UTC `YYYY-MM-DD`.
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import type { Address, Hex } from 'viem';
+import type { Address } from 'viem';
 import type { DevnetAddresses } from '../deploy.ts';
+import { compositionApyTruth } from './composition-apy.ts';
+import type {
+  AtomicRequestTruth,
+  BridgeTruth,
+  FeeKind,
+  GroundTruthJson,
+  NestRedemptionTruth,
+  SolanaTruthJson,
+} from './truth-json.ts';
 
-/** `accountantAccrued`: management plus performance fee a hub accountant accrued on a rate update (the
- * simulator's own arithmetic, mirroring NestHubAccountant). */
-export type FeeKind =
-  | 'accountantClaimed'
-  | 'accountantAccrued'
-  | 'instantRedemption'
-  | 'deposit'
-  | 'redemption';
-
-/** compositionApy of one vault and day (docs/architecture.md, Units and formulas), percent; null where an asset history is too short. */
-export interface CompositionApyTruth {
-  rolling7d: number | null;
-  rolling30d: number | null;
-  sec30d: number | null;
-  /** Renormalised weight per yield asset slug, percent. */
-  weights: Record<string, number>;
-}
-
-export interface AtomicRequestTruth {
-  chainId: number;
-  share: Address;
-  queue: Address;
-  family: 'veda' | 'nucleus';
-  user: Address;
-  want: Address;
-  amount: string;
-  atomicPrice: string;
-  deadline: number;
-  requestedAt: number;
-  /** `expired`: deadline passed with no fill (no event marks it). */
-  state: 'open' | 'fulfilled' | 'expired' | 'cancelled';
-  fulfilledAt?: number;
-  wantReceived?: string;
-}
-
-export interface NestRedemptionTruth {
-  chainId: number;
-  nestVault: Address;
-  controller: Address;
-  shares: string;
-  requestedAt: number;
-  state: 'pending' | 'claimable' | 'claimed';
-  assets?: string;
-  claimedBy?: Address;
-}
-
-export interface BridgeTruth {
-  guid: Hex;
-  srcChainId: number;
-  dstChainId: number;
-  user: Address;
-  amount: string;
-  sentAt: number;
-  receivedAt?: number;
-}
-
-/** One mint flow (Solana burn -> primary chain -> Solana mint, or reclaim) and the step statuses it ends with. */
-export interface MintFlowTruth {
-  /** The burn's Solana signature: the flow's id on /v1/solana/mint-status. */
-  signature: string;
-  wallet: string;
-  /** USDC burnt (raw, 6 decimals). */
-  amount: string;
-  burntAt: number;
-  nonce: Hex;
-  relayTx: Hex;
-  refunded: boolean;
-  /** Share OFT guid, shares sent and the Solana mint's signature (delivered flows). */
-  guid?: string;
-  shares?: string;
-  mintSignature?: string;
-  /** Final status of each step (MINT_STEPS names); steps absent do not apply. */
-  steps: Record<string, 'completed' | 'failed' | 'skipped'>;
-}
-
-/** The Solana side (chain 101): vault 0's share mint, its holders, and the mint flows. */
-export interface SolanaTruthJson {
-  chainId: 101;
-  mint: string;
-  oftStore: string;
-  /** owner -> raw share balance (zero balances omitted). */
-  balances: Record<string, string>;
-  supply: string;
-  transfers: number;
-  mintFlows: MintFlowTruth[];
-}
-
-export interface GroundTruthJson {
-  seed: number;
-  chainIds: number[];
-  addresses: DevnetAddresses;
-  /** Simulated time span covered: first and last block time written by the simulator. */
-  from: number;
-  to: number;
-  /** chainId -> share -> holder -> balance (zero balances omitted). */
-  balances: Record<string, Record<string, Record<string, string>>>;
-  /** chainId -> share -> totalSupply. */
-  supply: Record<string, Record<string, string>>;
-  /** share -> addresses with a positive balance on at least one chain, sorted. */
-  holders: Record<string, string[]>;
-  /** chainId -> share -> day -> last accountant rate set on or before the end of that day. */
-  closePrices: Record<string, Record<string, Record<string, string>>>;
-  /** Rate updates that paused the accountant silently (out of bounds). */
-  pauses: { chainId: number; share: Address; at: number; rate: string; unpausedAt?: number }[];
-  fees: { chainId: number; share: Address; day: string; kind: FeeKind; amount: string }[];
-  atomicRequests: AtomicRequestTruth[];
-  nestRedemptions: NestRedemptionTruth[];
-  /** Latest state per (chain, authority, user, role). */
-  roles: {
-    chainId: number;
-    share: Address;
-    authority: Address;
-    user: Address;
-    role: number;
-    enabled: boolean;
-  }[];
-  /** Latest registry state per (chain, controller, operator). */
-  operators: { chainId: number; controller: Address; operator: Address; enabled: boolean }[];
-  /** Share OFT moves of vault 0 between chains; `receivedAt` unset = still in flight. */
-  bridges: BridgeTruth[];
-  reorgs: { chainId: number; forkBlock: string; orphanedBlocks: Hex[]; orphanedTxs: Hex[]; at: number }[];
-  /** Counts of what was done, by action name. */
-  actions: Record<string, number>;
-  /** Yield assets: chainId -> slug -> day -> the asset's rate (6 decimals, USD) at the end of that day. */
-  yieldPrices: Record<string, Record<string, Record<string, string>>>;
-  /** chainId -> share -> slug -> day -> yield-asset balance the vault held at the end of that day (days with a change). */
-  yieldHoldings: Record<string, Record<string, Record<string, Record<string, string>>>>;
-  /** share -> day -> compositionApy, from the primary chain's yield prices and the holdings on every chain,
-   * for every day from the first yield price to the last simulated day. */
-  compositionApy: Record<string, Record<string, CompositionApyTruth>>;
-  /** The Solana side, when the devnet runs one. */
-  solana?: SolanaTruthJson;
-}
-
-const DAY_MS = 86_400_000;
-const dayShift = (day: string, n: number) =>
-  new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
-
-/** The value of the latest key at or before `day` of a day-keyed map (null when none). */
-function atOrBefore(series: Record<string, string> | undefined, day: string): string | null {
-  let best: string | null = null;
-  let bestDay = '';
-  for (const [d, v] of Object.entries(series ?? {}))
-    if (d <= day && d >= bestDay) {
-      best = v;
-      bestDay = d;
-    }
-  return best;
-}
-
-/**
- * compositionApy per share and day, independently of the service: weights = USD held of each yield
- * asset over every chain at the day's close (rate x balance), renormalised over the yield assets;
- * asset apyNd = (P(d)/P(d-N) - 1) * 365/N * 100 from the primary chain's close rates.
- */
-export function compositionApyTruth(
-  primary: number,
-  shares: string[],
-  yieldPrices: GroundTruthJson['yieldPrices'],
-  yieldHoldings: GroundTruthJson['yieldHoldings'],
-  lastDay: string,
-): GroundTruthJson['compositionApy'] {
-  const prices = yieldPrices[String(primary)] ?? {};
-  const slugs = Object.keys(prices).sort();
-  const firstDay = slugs.flatMap((s) => Object.keys(prices[s])).sort()[0];
-  const out: GroundTruthJson['compositionApy'] = {};
-  if (!firstDay) return out;
-  const apy = (slug: string, day: string, n: number) => {
-    const p = atOrBefore(prices[slug], day);
-    const q = atOrBefore(prices[slug], dayShift(day, -n));
-    return p === null || q === null ? null : (Number(p) / Number(q) - 1) * (365 / n) * 100;
-  };
-  for (const share of shares) {
-    const byDay: Record<string, CompositionApyTruth> = {};
-    for (let day = firstDay; day <= lastDay; day = dayShift(day, 1)) {
-      const usd = new Map<string, number>();
-      for (const slug of slugs) {
-        const p = atOrBefore(prices[slug], day);
-        let held = 0n;
-        for (const chain of Object.keys(yieldHoldings))
-          held += BigInt(atOrBefore(yieldHoldings[chain]?.[share]?.[slug], day) ?? '0');
-        usd.set(slug, p === null ? 0 : (Number(held) / 1e6) * (Number(p) / 1e6));
-      }
-      const total = [...usd.values()].reduce((a, b) => a + b, 0);
-      const weights = Object.fromEntries(
-        slugs.map((s) => [s, total > 0 ? ((usd.get(s) ?? 0) / total) * 100 : 0]),
-      );
-      const roll = (n: number) => {
-        let num = 0;
-        let den = 0;
-        for (const s of slugs) {
-          const a = apy(s, day, n);
-          if (a === null || !weights[s]) continue;
-          num += weights[s] * a;
-          den += weights[s];
-        }
-        return den > 0 ? num / den : null;
-      };
-      const rolling30d = roll(30);
-      byDay[day] = {
-        rolling7d: roll(7),
-        rolling30d,
-        sec30d: rolling30d === null ? null : 2 * ((1 + ((rolling30d / 100) * 30) / 365) ** 6 - 1) * 100,
-        weights,
-      };
-    }
-    out[share] = byDay;
-  }
-  return out;
-}
+export { compositionApyTruth } from './composition-apy.ts';
+export type {
+  AtomicRequestTruth,
+  BridgeTruth,
+  CompositionApyTruth,
+  FeeKind,
+  GroundTruthJson,
+  MintFlowTruth,
+  NestRedemptionTruth,
+  SolanaTruthJson,
+} from './truth-json.ts';
 
 /** `obj[k0][k1]...[kn] = value`, creating the intermediate objects. */
 function setPath(obj: Record<string, unknown>, keys: string[], value: string): void {

@@ -17,13 +17,10 @@
  * the CCTP program (Borsh params, hook = composer | selector) with the burn as its
  * inner instruction.
  */
-import { createHash } from 'node:crypto';
 import {
   address,
   appendTransactionMessageInstructions,
-  createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
-  getAddressEncoder,
   getBase58Decoder,
   getCompiledTransactionMessageDecoder,
   type Instruction,
@@ -44,60 +41,31 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { LiteSVM } from 'litesvm';
-import { uiAmount } from './wire.ts';
+import {
+  devnetKeyPair,
+  type LedgerBalance,
+  type LedgerInstruction,
+  type LedgerTx,
+  renderInstruction,
+  SHARE_DECIMALS,
+  TOKEN_PROGRAM,
+} from './ledger.ts';
 
-export const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
-export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-export const SHARE_DECIMALS = 6;
-
-/** One token balance of a transaction, as `pre/postTokenBalances` state it. */
-export interface LedgerBalance {
-  accountIndex: number;
-  mint: string;
-  owner: string;
-  amount: bigint;
-}
-
-/** A rendered (jsonParsed-like) instruction: parsed for the token programs, raw otherwise. */
-export interface LedgerInstruction {
-  programId: string;
-  program?: string;
-  parsed?: unknown;
-  accounts?: string[];
-  data?: string;
-  stackHeight: number | null;
-}
-
-/** What the ledger keeps of one executed transaction. */
-export interface LedgerTx {
-  signature: string;
-  slot: number;
-  blockTime: number;
-  accountKeys: { pubkey: string; signer: boolean; writable: boolean }[];
-  instructions: LedgerInstruction[];
-  innerInstructions: { index: number; instructions: LedgerInstruction[] }[];
-  logMessages: string[];
-  computeUnits: number;
-  fee: number;
-  pre: LedgerBalance[];
-  post: LedgerBalance[];
-}
+export {
+  addressHex,
+  devnetAddress,
+  devnetKeyPair,
+  type LedgerBalance,
+  type LedgerInstruction,
+  type LedgerTx,
+  SHARE_DECIMALS,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+} from './ledger.ts';
 
 const FEE = 5000;
 const EMPTY_SLOT_SECONDS = 30;
 const base58 = getBase58Decoder();
-const addressBytes = getAddressEncoder();
-
-/** A deterministic key pair named `label` under `seed` (ed25519 from sha256(seed, label)). */
-export function devnetKeyPair(seed: number, label: string): Promise<KeyPairSigner> {
-  const bytes = createHash('sha256').update(`vaultstream-devnet:${seed}:${label}`).digest();
-  return createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(bytes));
-}
-
-/** Base58 of a 32-byte label hash: a stable address nobody holds the key of (the OFT store). */
-export function devnetAddress(seed: number, label: string): string {
-  return base58.decode(createHash('sha256').update(`vaultstream-devnet:${seed}:${label}`).digest());
-}
 
 interface TokenAccountInfo {
   mint: string;
@@ -354,7 +322,7 @@ export class SolanaChain {
       blockTime: this.lastTime,
       accountKeys: keys.map((pubkey, i) => ({ pubkey, signer: i < nSigners, writable: writable(i) })),
       instructions: compiled.instructions.map((ix: (typeof compiled.instructions)[number]) =>
-        this.render(
+        renderInstruction(
           keys[ix.programAddressIndex],
           (ix.accountIndices ?? []).map((i: number) => keys[i]),
           new Uint8Array(ix.data ?? []),
@@ -367,7 +335,7 @@ export class SolanaChain {
           index,
           instructions: list.map((inner) => {
             const c = inner.instruction();
-            return this.render(
+            return renderInstruction(
               keys[c.programIdIndex()],
               [...c.accounts()].map((i) => keys[i]),
               c.data(),
@@ -386,60 +354,4 @@ export class SolanaChain {
     this.txs.push(shown);
     return shown;
   }
-
-  /** jsonParsed form of the token instructions the devnet sends; raw (base58 data) otherwise. */
-  private render(programId: string, accounts: string[], data: Uint8Array, stackHeight: number | null) {
-    const raw: LedgerInstruction = { programId, accounts, data: base58.decode(data), stackHeight };
-    if (programId !== TOKEN_PROGRAM || !data.length) return raw;
-    const amount = () => Buffer.from(data).readBigUInt64LE(1).toString();
-    const parsed = (type: string, info: Record<string, unknown>) => ({
-      programId,
-      program: 'spl-token',
-      parsed: { type, info },
-      stackHeight,
-    });
-    switch (data[0]) {
-      case 8:
-        return parsed('burn', {
-          account: accounts[0],
-          mint: accounts[1],
-          authority: accounts[2],
-          amount: amount(),
-        });
-      case 12:
-        return parsed('transferChecked', {
-          source: accounts[0],
-          mint: accounts[1],
-          destination: accounts[2],
-          authority: accounts[3],
-          tokenAmount: uiAmount(BigInt(amount()), data[9]),
-        });
-      case 14:
-        return parsed('mintToChecked', {
-          mint: accounts[0],
-          account: accounts[1],
-          mintAuthority: accounts[2],
-          tokenAmount: uiAmount(BigInt(amount()), data[9]),
-        });
-      case 18:
-        return parsed('initializeAccount3', {
-          account: accounts[0],
-          mint: accounts[1],
-          owner: base58.decode(data.subarray(1, 33)),
-        });
-      case 20:
-        return parsed('initializeMint2', {
-          mint: accounts[0],
-          decimals: data[1],
-          mintAuthority: base58.decode(data.subarray(2, 34)),
-        });
-      default:
-        return raw;
-    }
-  }
-}
-
-/** The 32 bytes of a base58 address as 0x hex (an OFT `bytes32` recipient). */
-export function addressHex(addr: string): `0x${string}` {
-  return `0x${Buffer.from(addressBytes.encode(address(addr))).toString('hex')}`;
 }
