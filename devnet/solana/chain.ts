@@ -8,7 +8,8 @@
  * with the simulator's time on the Clock sysvar), and this class keeps what a
  * validator's ledger would answer about it: account keys, instructions, log
  * messages, inner instructions and the pre/post token balances read from the token
- * accounts around the execution. `rpc.ts` serves that over JSON-RPC.
+ * accounts around the execution (the ledger's types and the instructions' rendering are in
+ * `ledger.ts`). `rpc.ts` serves that over JSON-RPC.
  *
  * The one thing not executed is the CCTP TokenMessengerMinterV2 program (no program
  * binary here): a mint flow's burn executes its effect, the SPL `Burn` of the user's
