@@ -11,8 +11,6 @@
 import { FAMILIES, type FamilyName } from './families.ts';
 import type { Check } from './kinds.ts';
 
-export { BASE58, DIGIT, HEX, SLUG } from './kinds.ts';
-
 type Fields = readonly (readonly [key: string, check: Check])[];
 
 const FAST = new Map<FamilyName, Fields>();
