@@ -111,7 +111,7 @@ function runScript(s: Script): Promise<Outcome> {
     // timeout ends the script and everything it started.
     const child = spawn(
       process.execPath,
-      ['--max-semi-space-size=64', '--import', 'tsx', join(HERE, s.file), ...args],
+      ['--max-semi-space-size=16', '--import', 'tsx', join(HERE, s.file), ...args],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     let tail = '';
