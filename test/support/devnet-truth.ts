@@ -5,17 +5,42 @@
  * views and the API. Everything stays exact (bigint) until `units` converts it the
  * way the API does at output.
  */
-import { readFileSync } from 'node:fs';
 import { type Address, erc20Abi, type PublicClient } from 'viem';
-import { expect } from 'vitest';
-import { defaultVaultSpec } from '../../devnet/deploy.ts';
-import { type FeeKind, type GroundTruthJson, utcDay } from '../../devnet/sim/truth.ts';
+import type { GroundTruthJson } from '../../devnet/sim/truth.ts';
+import { byKey, lc, type TruthVault, truthVaults, units } from './devnet-truth-base.ts';
 
 export type { GroundTruthJson } from '../../devnet/sim/truth.ts';
-
-/** Shares, rates and the USDC stand-in all have 6 decimals on the devnet (devnet/README.md). */
-export const DECIMALS = 6;
-const DAY = 86_400;
+// The expectations are grouped by subject in the devnet-truth-* files; the tests import them all from here.
+export {
+  byKey,
+  DECIMALS,
+  daysFrom,
+  deploymentDay,
+  lc,
+  readTruth,
+  type TruthVault,
+  truthVaults,
+  units,
+  utcDay,
+} from './devnet-truth-base.ts';
+export { expectClose, expectSameRecords, expectTopHolders } from './devnet-truth-expect.ts';
+export {
+  accrualPeriods,
+  feesByDay,
+  feesClaimedByDay,
+  isClaimDay,
+} from './devnet-truth-fees.ts';
+export {
+  closeRate,
+  compositionApyOf,
+  isHubVault,
+  latestRate,
+  navRolling,
+  navSec30d,
+  tokenPrice,
+  tvlRaw,
+  yieldClose,
+} from './devnet-truth-rates.ts';
 
 /**
  * Nest's role numbering (contracts-and-flows section 7, `nest:script/Constants.sol`),
@@ -38,55 +63,6 @@ export const NEST_ROLE_NAMES: Readonly<Record<number, string>> = {
   13: 'RELAYER',
   14: 'KEEPER',
 };
-
-export function readTruth(file: string): GroundTruthJson {
-  return JSON.parse(readFileSync(file, 'utf8')) as GroundTruthJson;
-}
-
-/** A raw integer amount as a JSON number of whole tokens, as the API converts at output. */
-export function units(raw: bigint, decimals = DECIMALS): number {
-  const neg = raw < 0n;
-  const abs = neg ? -raw : raw;
-  const base = 10n ** BigInt(decimals);
-  const frac = (abs % base).toString().padStart(decimals, '0');
-  const n = Number(`${abs / base}.${frac}`);
-  return neg ? -n : n;
-}
-
-/**
- * Equal up to float conversion at output (relative 1e-9), never a looser tolerance.
- * Soft: the test goes on and reports every mismatch, which is what locates a bug.
- */
-export function expectClose(actual: unknown, expected: number, what: string): void {
-  const ok = typeof actual === 'number' && Math.abs(actual - expected) <= Math.abs(expected) * 1e-9;
-  expect.soft(ok, `${what}: got ${actual}, expected ${expected}`).toBe(true);
-}
-
-export const lc = (s: string) => s.toLowerCase();
-
-export interface TruthVault {
-  index: number;
-  /** Registry slug: the symbol in lower case (devnet/run.ts). */
-  slug: string;
-  /** Share address, lower case (the API's form). */
-  share: string;
-  /** The share address as the truth spells it (its keys). */
-  shareKey: string;
-  startingRate: bigint;
-}
-
-export function truthVaults(truth: GroundTruthJson): TruthVault[] {
-  return truth.addresses.vaults.map((v, index) => {
-    const spec = defaultVaultSpec(index);
-    return {
-      index,
-      slug: spec.symbol.toLowerCase(),
-      share: lc(v.share),
-      shareKey: v.share,
-      startingRate: spec.startingRate,
-    };
-  });
-}
 
 /** (chain, holder) -> balance of one share, zero balances omitted. */
 export function chainBalances(
@@ -133,143 +109,6 @@ export function chainHolderCount(truth: GroundTruthJson, v: TruthVault, chainId:
 }
 
 /**
- * The deployment day: the simulator's first transactions (the vault setup) follow the
- * deployment on the genesis day, before any rate update, so from then on the
- * accountant holds the spec's starting rate.
- */
-export const deploymentDay = (truth: GroundTruthJson) => utcDay(truth.from);
-
-const addDays = (day: string, n: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY * 1000).toISOString().slice(0, 10);
-
-/**
- * Close price P(d) of docs/architecture.md, Units and formulas: the last rate set at or before the end of UTC
- * day `day` on `chainId` (the truth lists only days with an update: carried forward,
- * the starting rate from the deployment day on); undefined before the deployment.
- */
-export function closeRate(
-  truth: GroundTruthJson,
-  v: TruthVault,
-  chainId: number,
-  day: string,
-): bigint | undefined {
-  if (day < deploymentDay(truth)) return undefined;
-  const updates = truth.closePrices[chainId]?.[v.shareKey] ?? {};
-  let best: string | undefined;
-  for (const d of Object.keys(updates)) if (d <= day && (!best || d > best)) best = d;
-  return best ? BigInt(updates[best]) : v.startingRate;
-}
-
-/** The latest rate on `chainId` (the truth's last close, else the starting rate). */
-export function latestRate(truth: GroundTruthJson, v: TruthVault, chainId: number): bigint {
-  return closeRate(truth, v, chainId, '9999-12-31') as bigint;
-}
-
-/** navApy rolling over `window` days (docs/architecture.md, Units and formulas): (P(d)/P(d-w) - 1) * 365/w * 100, null without history. */
-export function navRolling(
-  truth: GroundTruthJson,
-  v: TruthVault,
-  chainId: number,
-  day: string,
-  window: number,
-): number | null {
-  const now = closeRate(truth, v, chainId, day);
-  const then = closeRate(truth, v, chainId, addDays(day, -window));
-  if (now === undefined || then === undefined) return null;
-  return (Number(now) / Number(then) - 1) * (365 / window) * 100;
-}
-
-/** navApy sec30d (docs/architecture.md, Units and formulas): 2 * ((P(d)/P(d-30))^6 - 1) * 100, null without history. */
-export function navSec30d(
-  truth: GroundTruthJson,
-  v: TruthVault,
-  chainId: number,
-  day: string,
-): number | null {
-  const now = closeRate(truth, v, chainId, day);
-  const then = closeRate(truth, v, chainId, addDays(day, -30));
-  if (now === undefined || then === undefined) return null;
-  return 2 * ((Number(now) / Number(then)) ** 6 - 1) * 100;
-}
-
-/** TVL in raw 12-decimal base-asset units: sum over chains of totalSupply * that chain's latest rate. */
-export function tvlRaw(truth: GroundTruthJson, v: TruthVault): bigint {
-  let sum = 0n;
-  for (const chainId of truth.chainIds) {
-    const supply = BigInt(truth.supply[chainId]?.[v.shareKey] ?? '0');
-    sum += supply * latestRate(truth, v, chainId);
-  }
-  // Solana has no accountant: its supply is priced at the vault's price chain (the primary chain).
-  if (v.index === 0 && truth.solana)
-    sum += BigInt(truth.solana.supply) * latestRate(truth, v, truth.chainIds[0]);
-  return sum;
-}
-
-/** Share price in the base asset from the primary chain's latest rate, as a number. */
-export const tokenPrice = (truth: GroundTruthJson, v: TruthVault) =>
-  units(latestRate(truth, v, truth.chainIds[0]));
-
-/** day -> fees of `kind` summed over chains (raw asset units). */
-export function feesByDay(truth: GroundTruthJson, v: TruthVault, kind: FeeKind): Map<string, bigint> {
-  const out = new Map<string, bigint>();
-  for (const f of truth.fees)
-    if (lc(f.share) === v.share && f.kind === kind) out.set(f.day, (out.get(f.day) ?? 0n) + BigInt(f.amount));
-  return out;
-}
-
-/** NestVault fee kinds: the fees the NestVault keeps until the weekly `claimFees`. */
-const NEST_FEE_KINDS: FeeKind[] = ['deposit', 'instantRedemption', 'redemption'];
-
-/**
- * Whether the simulator claims fees at the end of `day` (devnet/simulator.ts
- * `simulateDay`: weekly, on UTC day numbers = 6 mod 7), within the simulated span.
- */
-export function isClaimDay(truth: GroundTruthJson, day: string): boolean {
-  const n = Date.parse(`${day}T00:00:00Z`) / 1000 / DAY;
-  return n % 7 === 6 && day > deploymentDay(truth) && day <= utcDay(truth.to);
-}
-
-/**
- * day -> fees claimed (raw asset units, summed over chains). The weekly claim comes
- * last in the simulated day and takes the accountant's fees owed (booked from its
- * FeesClaimed log) and everything the NestVault charged since the previous claim,
- * that day included.
- */
-export function feesClaimedByDay(truth: GroundTruthJson, v: TruthVault): Map<string, bigint> {
-  const out = new Map<string, bigint>();
-  const nest = new Map<string, bigint>();
-  for (const kind of NEST_FEE_KINDS)
-    for (const [day, amount] of feesByDay(truth, v, kind)) nest.set(day, (nest.get(day) ?? 0n) + amount);
-  const accountant = feesByDay(truth, v, 'accountantClaimed');
-  let pending = 0n;
-  for (let day = deploymentDay(truth); day <= utcDay(truth.to); day = addDays(day, 1)) {
-    pending += nest.get(day) ?? 0n;
-    if (!isClaimDay(truth, day)) continue;
-    out.set(day, pending + (accountant.get(day) ?? 0n));
-    pending = 0n;
-  }
-  return out;
-}
-
-/**
- * Closed accrual periods: for each claim day, the days since the previous claim (that
- * day included) and the accountant fees claimed at its end, which are exactly what
- * accrued over those days (rates update at the start of a day, the claim ends it).
- */
-export function accrualPeriods(truth: GroundTruthJson, v: TruthVault): { days: string[]; claimed: bigint }[] {
-  const accountant = feesByDay(truth, v, 'accountantClaimed');
-  const out: { days: string[]; claimed: bigint }[] = [];
-  let days: string[] = [];
-  for (let day = deploymentDay(truth); day <= utcDay(truth.to); day = addDays(day, 1)) {
-    days.push(day);
-    if (!isClaimDay(truth, day)) continue;
-    out.push({ days, claimed: accountant.get(day) ?? 0n });
-    days = [];
-  }
-  return out;
-}
-
-/**
  * Failed redemptions (docs/architecture.md, Endpoint semantics): atomic requests never filled whose deadline
  * passed before `now` (the truth marks them `expired` only when it next looks).
  */
@@ -308,13 +147,6 @@ export function expectedRoles(truth: GroundTruthJson, v: TruthVault) {
       enabled: r.enabled,
     }))
     .sort(byKey);
-}
-
-/** A stable order over plain records: by their JSON text. */
-export function byKey(a: object, b: object): number {
-  const x = JSON.stringify(a);
-  const y = JSON.stringify(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 export interface TimedActivity {
@@ -367,57 +199,6 @@ export function timedActivity(truth: GroundTruthJson, v: TruthVault): TimedActiv
   return out.sort(byKey);
 }
 
-export { utcDay };
-
-/** Every UTC day from `from` to `to`, both included. */
-export function daysFrom(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
-  return out;
-}
-
-/**
- * Same records in any order; the named number fields compared with the output
- * tolerance, the rest exactly. Soft, as `expectClose`.
- */
-export function expectSameRecords<T extends object>(
-  got: T[],
-  want: T[],
-  numbers: (keyof T)[],
-  what: string,
-): void {
-  const strip = (r: T) =>
-    Object.fromEntries(Object.entries(r).filter(([k]) => !numbers.includes(k as keyof T)));
-  const order = (a: T, b: T) => byKey(strip(a), strip(b));
-  const [g, w] = [[...got].sort(order), [...want].sort(order)];
-  expect.soft(g.map(strip), what).toEqual(w.map(strip));
-  if (g.length !== w.length) return;
-  g.forEach((r, i) => {
-    for (const k of numbers) expectClose(r[k], w[i][k] as number, `${what} #${i} ${String(k)}`);
-  });
-}
-
-/** The top-100 rows are the largest (chain, user) balances, each equal to its truth balance. */
-export function expectTopHolders(
-  rows: { chainId: number; user: string; balance: number }[],
-  balances: { chainId: number; user: string; raw: bigint }[],
-  what: string,
-): void {
-  const truthOf = new Map(balances.map((b) => [`${b.chainId}|${b.user}`, b.raw]));
-  expect(rows, `${what} rows`).toHaveLength(Math.min(100, balances.length));
-  const listed = new Set<string>();
-  for (const r of rows) {
-    const key = `${r.chainId}|${lc(r.user)}`;
-    const raw = truthOf.get(key);
-    expect(raw, `${what}: unexpected holder ${key}`).toBeDefined();
-    expectClose(r.balance, units(raw as bigint), `${what} ${key}`);
-    listed.add(key);
-  }
-  const smallest = rows.length ? Math.min(...rows.map((r) => r.balance)) : 0;
-  for (const [key, raw] of truthOf)
-    if (!listed.has(key)) expect(units(raw), `${what}: ${key} left out`).toBeLessThanOrEqual(smallest);
-}
-
 /** `holder`'s balance of `token` in the state of the last block at or before `at` (binary search by time). */
 export async function balanceAtTime(
   client: PublicClient,
@@ -440,19 +221,3 @@ export async function balanceAtTime(
     blockNumber: lo,
   });
 }
-
-/** compositionApy of `v` on `day` as the truth computes it (devnet/sim/truth.ts), undefined outside its days. */
-export function compositionApyOf(truth: GroundTruthJson, v: TruthVault, day: string) {
-  return truth.compositionApy?.[v.shareKey]?.[day];
-}
-
-/** A yield asset's close price (USD) on the primary chain at or before `day`, undefined before its first. */
-export function yieldClose(truth: GroundTruthJson, slug: string, day: string): number | undefined {
-  const series = truth.yieldPrices?.[truth.chainIds[0]]?.[slug] ?? {};
-  let best: string | undefined;
-  for (const d of Object.keys(series)) if (d <= day && (!best || d > best)) best = d;
-  return best ? units(BigInt(series[best])) : undefined;
-}
-
-/** Whether vault `v` has a Nest hub accountant (devnet/deploy.ts `defaultVaultSpec`). */
-export const isHubVault = (v: TruthVault) => defaultVaultSpec(v.index).accountant === 'hub';
