@@ -1,6 +1,6 @@
 /**
  * GET /v1/token-holders benchmark: `npx tsx bench/token-holders.ts [--size tiny|full]
- * [--out FILE.json] [--holders 1000000] [--vaults 50] [--streams 3] [--data-dir DIR]`
+ * [--out FILE.json] [--holders 1000000] [--vaults 50] [--streams 3] [--data-dir DIR] [--node-args '...']`
  * (tiny: 2,000 holders, 5 vaults; `--data-dir` keeps the generated data there and reuses it).
  *
  * The data is bench/api.ts's (its `generate` role). The API runs in a fresh child (bench/api.ts's
@@ -18,15 +18,15 @@
  * Results: bench/results/token-holders-latest.json (bench/report.ts rows).
  */
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { child, memory, stop } from './api.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
-/** As `npm start` and bin/vaultstream.mjs run the service. */
-const SERVICE_NODE_ARGS = ['--max-semi-space-size=64'];
+/** As `npm start` and bin/vaultstream.mjs run the service (`--node-args` replaces them). */
+const SERVICE_NODE_ARGS = '--max-semi-space-size=64';
 
 const PREFIX_BYTES = '{"data":{"holders":['.length;
 
@@ -39,11 +39,23 @@ interface Stream {
   firstRowsMs: number;
   totalMs: number;
   bytes: number;
+  /** The server's CPU seconds (every thread, the engine's too) during the request: steadier than wall time on a loaded machine. */
+  serverCpuS: number;
+  /** The server's peak RSS (VmHWM) so far, at the end of the request, MB. */
+  serverPeakSoFarMb: number;
+}
+
+/** CPU seconds (user + system, every thread) of `pid` so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** GET /v1/token-holders once, reading the body as fast as it comes. */
-function getOnce(port: number): Promise<Stream> {
+function getOnce(port: number, pid: number): Promise<Stream> {
   const t0 = performance.now();
+  const cpu0 = cpuSeconds(pid);
   return new Promise((resolve, reject) => {
     http
       .get(`http://127.0.0.1:${port}/v1/token-holders`, (res) => {
@@ -67,6 +79,8 @@ function getOnce(port: number): Promise<Stream> {
             firstRowsMs: Math.round(firstRowsMs),
             totalMs: Math.round(performance.now() - t0),
             bytes,
+            serverCpuS: Math.round((cpuSeconds(pid) - cpu0) * 100) / 100,
+            serverPeakSoFarMb: Math.round(memory(pid).peakMb),
           }),
         );
         res.on('error', reject);
@@ -75,11 +89,13 @@ function getOnce(port: number): Promise<Stream> {
   });
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function measure(dataDir: string, streams: number) {
+async function measure(dataDir: string, streams: number, nodeArgs: string[]) {
   const t0 = performance.now();
-  const th = await child('serve', [dataDir], SERVICE_NODE_ARGS);
+  const th = await child('serve', [dataDir], nodeArgs);
   const listeningMs = Math.round(performance.now() - t0);
   const pid = th.proc.pid as number;
   let sampledMaxMb = 0;
@@ -88,18 +104,18 @@ async function measure(dataDir: string, streams: number) {
   }, 20);
   try {
     const [nodeMb, engineMb] = (/RSS (\d+) (\d+)/.exec(th.out()) ?? []).slice(1).map(Number);
-    const first = await getOnce(th.port);
+    const first = await getOnce(th.port, pid);
     const again: Stream[] = [];
-    for (let i = 0; i < streams; i++) again.push(await getOnce(th.port));
-    const concurrent = await Promise.all([getOnce(th.port), getOnce(th.port)]);
+    for (let i = 0; i < streams; i++) again.push(await getOnce(th.port, pid));
+    const concurrent = await Promise.all([getOnce(th.port, pid), getOnce(th.port, pid)]);
     th.proc.kill('SIGUSR2');
     // The version is polled every second; a build starts at most every 5 s.
     await sleep(1500);
-    const duringRebuild = await getOnce(th.port);
-    let next = await getOnce(th.port);
+    const duringRebuild = await getOnce(th.port, pid);
+    let next = await getOnce(th.port, pid);
     for (let i = 0; i < 240 && next.version === first.version; i++) {
       await sleep(250);
-      next = await getOnce(th.port);
+      next = await getOnce(th.port, pid);
     }
     const end = memory(pid);
     return {
@@ -124,7 +140,13 @@ async function measure(dataDir: string, streams: number) {
 async function main(): Promise<void> {
   const { values, size, out } = benchArgs(
     'token-holders',
-    { holders: undefined, vaults: undefined, streams: '3', 'data-dir': undefined },
+    {
+      holders: undefined,
+      vaults: undefined,
+      streams: '3',
+      'data-dir': undefined,
+      'node-args': SERVICE_NODE_ARGS,
+    },
     { tiny: { holders: '2000', vaults: '5' }, full: { holders: '1000000', vaults: '50' } },
   );
   const holders = Number(values.holders);
@@ -135,7 +157,8 @@ async function main(): Promise<void> {
     const reuse = values['data-dir'] !== undefined && existsSync(dataDir);
     if (!reuse) await child('generate', [dataDir, String(vaults), String(holders)]);
     const loadStart = loadavg()[0];
-    const m = await measure(dataDir, Math.max(1, Number(values.streams)));
+    const nodeArgs = values['node-args'].split(' ').filter(Boolean);
+    const m = await measure(dataDir, Math.max(1, Number(values.streams)), nodeArgs);
     const bad = [m.first, ...m.again, ...m.concurrent, m.duringRebuild, m.newVersion].find(
       (s) => s.status !== 200 || s.count < 0,
     );
@@ -181,6 +204,12 @@ async function main(): Promise<void> {
         { idleMb: m.serverRssIdleMb, peakMb: m.serverPeakRssMb, sampledMaxMb: m.serverRssSampledMaxMb },
       ),
       row(
+        'server CPU per stream once the snapshot exists (median)',
+        median(m.again.map((s) => s.serverCpuS)),
+        'CPU-s',
+      ),
+      row('first request after start: server CPU to the end', m.first.serverCpuS, 'CPU-s'),
+      row(
         'two streams at once: the slower',
         round(Math.max(...m.concurrent.map((s) => s.totalMs)) / 1000, 3),
         's',
@@ -204,7 +233,7 @@ async function main(): Promise<void> {
       note: "Shared 2-core machine: loadAverage1m is the machine's at the start and the end of the run.",
       loadAverage1m: [loadStart, loadavg()[0]],
       dataset: { vaults, holders },
-      serviceNodeArgs: SERVICE_NODE_ARGS,
+      serviceNodeArgs: nodeArgs,
       tokenHolders: m,
     });
     console.table(

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { VaultstreamError } from '../core/errors.ts';
 import { alive } from '../core/lock.ts';
 
-/** Bytes per read handed to a reader (the largest piece of the file a reader holds). */
-const READ_BYTES = 1 << 20;
+/** Bytes per read handed to a reader (the largest piece of the file a reader holds): 256 KiB. */
+const READ_BYTES = 1 << 18;
 
 /** `<dataDir>/snapshots`, created, with the files of dead processes removed. */
 export function snapshotDir(dataDir: string): string {

@@ -126,7 +126,7 @@ describe('snapshot files', () => {
     const early = bytesOf(file.read());
     await file.append(Buffer.from('abc'));
     const middle = bytesOf(file.read());
-    // More than one read's worth (1 MiB), so readers take it in pieces.
+    // More than one read's worth (256 KiB), so readers take it in pieces.
     const big = Buffer.alloc(3 << 20, 'x');
     await file.append(big);
     await file.append(Buffer.from('end'));
