@@ -105,17 +105,6 @@ const BASE_SETTINGS = {
 } as const;
 
 /**
- * Options of chDB's allocator (its own jemalloc, which reads `JE_MALLOC_CONF`, not `MALLOC_CONF`;
- * `SELECT * FROM system.jemalloc_stats` shows what is in force), unless the environment sets
- * them. The library is built to keep freed pages resident for 5 s (`dirty_decay_ms:5000`) and
- * has no memory worker to purge them (`memory_worker_period_ms` 0 in chDB): inserts and merges
- * free memory continuously, so the process held about as much freed memory as live. Pages are
- * handed back as they are freed instead: peak RSS of the 200k-transfer backfill (bench/backfill.ts)
- * 755-759 MB against 839-862 MB, CPU within the noise of a loaded machine.
- */
-const ENGINE_MALLOC_CONF = 'dirty_decay_ms:0';
-
-/**
  * chDB's own errors carry the ClickHouse exception code as `clickhouseCode`; the client's
  * errors (and the callers that tell bad data from a failing store) read it as `code`.
  */
@@ -190,9 +179,12 @@ export async function createStore(cfg: Config): Promise<Store> {
     kind = 'chdb';
     const path = resolve(join(cfg.dataDir, 'chdb'));
     mkdirSync(path, { recursive: true });
-    // The engine's allocator options are read once, when the library loads: set them first.
-    process.env.JE_MALLOC_CONF ??= ENGINE_MALLOC_CONF;
     // Loaded lazily: the 500 MB engine is not needed when a server is configured.
+    // Its allocator (jemalloc, options in JE_MALLOC_CONF, not MALLOC_CONF: see
+    // `SELECT * FROM system.jemalloc_stats`) keeps freed pages resident for 5 s and chDB runs no
+    // memory worker to purge them. JE_MALLOC_CONF=dirty_decay_ms:0 hands them back at once: the
+    // backfill bench's peak RSS 60-85 MB lower, but 0.4-0.7 CPU-s more and a slower engine (page
+    // faults on every reuse), so it is left to the environment rather than set here.
     const { createChdbConnection } = await import('chdb/connection');
     const connection = createChdbConnection({ path });
     client = createClient({
