@@ -105,6 +105,17 @@ const BASE_SETTINGS = {
 } as const;
 
 /**
+ * Options of chDB's allocator, unless the environment sets them: its own jemalloc, which reads
+ * `JE_MALLOC_CONF` (not `MALLOC_CONF`; `SELECT * FROM system.jemalloc_stats` shows what is in
+ * force). As built, freed pages stay resident for 5 s and chDB runs no memory worker to purge
+ * them; here a background thread purges pages unused for 1 s. Side by side on the backfill bench
+ * (bench/backfill.ts, four rounds, load 5-8): peak RSS 697-737 MB against 718-772 MB, CPU
+ * 7.1-8.5 s against 7.2-7.9 s. Purging at once (`dirty_decay_ms:0`, on the freeing thread) took
+ * 60-85 MB more off but cost 0.4-0.7 CPU-s and slowed the engine (every reused page faulted in).
+ */
+const ENGINE_MALLOC_CONF = 'background_thread:true,dirty_decay_ms:1000';
+
+/**
  * chDB's own errors carry the ClickHouse exception code as `clickhouseCode`; the client's
  * errors (and the callers that tell bad data from a failing store) read it as `code`.
  */
@@ -179,12 +190,9 @@ export async function createStore(cfg: Config): Promise<Store> {
     kind = 'chdb';
     const path = resolve(join(cfg.dataDir, 'chdb'));
     mkdirSync(path, { recursive: true });
+    // The engine's allocator options are read once, when the library loads: set them first.
+    process.env.JE_MALLOC_CONF ??= ENGINE_MALLOC_CONF;
     // Loaded lazily: the 500 MB engine is not needed when a server is configured.
-    // Its allocator (jemalloc, options in JE_MALLOC_CONF, not MALLOC_CONF: see
-    // `SELECT * FROM system.jemalloc_stats`) keeps freed pages resident for 5 s and chDB runs no
-    // memory worker to purge them. JE_MALLOC_CONF=dirty_decay_ms:0 hands them back at once: the
-    // backfill bench's peak RSS 60-85 MB lower, but 0.4-0.7 CPU-s more and a slower engine (page
-    // faults on every reuse), so it is left to the environment rather than set here.
     const { createChdbConnection } = await import('chdb/connection');
     const connection = createChdbConnection({ path });
     client = createClient({
