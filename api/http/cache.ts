@@ -38,7 +38,8 @@ export interface CacheEntry {
   bytes: number;
 }
 
-export type LookupResult = 'hit' | 'miss' | 'coalesced';
+/** `stale`: an expired entry served within its grace while one reload replaces it. */
+export type LookupResult = 'hit' | 'miss' | 'coalesced' | 'stale';
 
 export interface ResponseCacheOptions {
   /** The current data version; it changes when new data lands (supplied by the server). */
@@ -47,6 +48,12 @@ export interface ResponseCacheOptions {
   maxBytes?: number;
   /** Longest life of an entry within one data version, in ms (time-relative defaults move on). */
   ttlMs?: number;
+  /**
+   * Grace after `ttlMs`, in ms, in which an expired entry of the current data version is still
+   * served while a single background load replaces it (server-side stale-while-revalidate: a
+   * hot key's expiry does not make every request wait for the store). 0 (default): none.
+   */
+  staleMs?: number;
   clock?: () => number;
   /** Called on every lookup, e.g. to count hits and misses per route. */
   onLookup?: (route: string, result: LookupResult) => void;
@@ -107,6 +114,7 @@ export class ResponseCache {
       ...opts,
       maxBytes: opts.maxBytes ?? 64 * 1024 * 1024,
       ttlMs: opts.ttlMs ?? 60_000,
+      staleMs: opts.staleMs ?? 0,
       clock: opts.clock ?? Date.now,
     };
   }
@@ -142,6 +150,14 @@ export class ResponseCache {
       this.opts.onLookup?.(route, 'hit');
       return { entry: found, result: 'hit', full };
     }
+    if (found && found.expiresAt + this.opts.staleMs > now) {
+      // Within the grace: this request gets the stale entry; one load (not the client's: no
+      // admission) replaces it. A failed reload leaves the entry until its grace ends.
+      if (!this.inflight.has(full)) this.load(full, load, now).catch(() => {});
+      this.touch(full, found);
+      this.opts.onLookup?.(route, 'stale');
+      return { entry: found, result: 'stale', full };
+    }
     if (found) this.remove(full);
     const running = this.inflight.get(full);
     if (running) {
@@ -150,6 +166,11 @@ export class ResponseCache {
     }
     const release = admit?.();
     this.opts.onLookup?.(route, 'miss');
+    return { entry: await this.load(full, load, now, release), result: 'miss', full };
+  }
+
+  /** Runs `load` for `full` as the key's one load in flight and stores its result. */
+  private load(full: string, load: () => Promise<LoadResult>, now: number, release?: () => void) {
     const loading = load()
       .then((r) => this.store(full, toEntry(r, now + this.opts.ttlMs)))
       .finally(() => {
@@ -157,7 +178,7 @@ export class ResponseCache {
         release?.();
       });
     this.inflight.set(full, loading);
-    return { entry: await loading, result: 'miss', full };
+    return loading;
   }
 
   /** The stored key of `key` under the current data version. */
@@ -211,8 +232,9 @@ export class ResponseCache {
 
   private store(key: string, entry: CacheEntry): CacheEntry {
     if (entry.bytes > this.opts.maxBytes) return entry;
+    this.remove(key); // a stale entry replaced by its reload
     this.entries.set(key, entry);
-    this.newest = undefined; // (a key stored again keeps its place)
+    this.newest = undefined;
     this.keys.set(entry, key);
     this.storedBytes += entry.bytes;
     this.evict();

@@ -71,6 +71,9 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     version: opts.version,
     maxBytes: c.enabled ? c.maxBytes : 0,
     ttlMs: c.ttlSeconds * 1000,
+    // As clients are told (Cache-Control stale-while-revalidate), the server serves an expired
+    // answer that long while one reload replaces it.
+    staleMs: c.staleWhileRevalidateSeconds * 1000,
     clock: opts.clock,
     onLookup: recordCacheLookup,
     onRemove: (entry) => fast.forget(entry),

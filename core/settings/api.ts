@@ -20,7 +20,10 @@ export const apiSchema = z
         ttlSeconds: z.number().int().min(0).max(86_400).default(60),
         /** `Cache-Control: max-age` of cached responses. */
         maxAgeSeconds: z.number().int().min(0).max(86_400).default(5),
-        /** `Cache-Control: stale-while-revalidate` of cached responses. */
+        /**
+         * `Cache-Control: stale-while-revalidate` of cached responses; also the server's own grace: an
+         * answer past `ttlSeconds` (same data version) is served this long while one reload replaces it.
+         */
         staleWhileRevalidateSeconds: z.number().int().min(0).max(86_400).default(30),
         /** Bodies smaller than this are sent uncompressed. */
         compressMinBytes: z.number().int().min(0).default(1024),

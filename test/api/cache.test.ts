@@ -170,6 +170,46 @@ describe('ResponseCache', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('within its grace an expired entry is served while one reload replaces it; past the grace a request waits', async () => {
+    let now = 0;
+    const removed: number[] = [];
+    const cache = new ResponseCache({
+      version: () => 1,
+      ttlMs: 1000,
+      staleMs: 500,
+      clock: () => now,
+      onRemove: (e) => removed.push(JSON.parse(e.body.toString())),
+    });
+    let loads = 0;
+    let release!: () => void;
+    const gate = () => new Promise<void>((r) => (release = r));
+    const slow = async () => {
+      loads++;
+      if (loads > 1) await gate();
+      return { body: loads };
+    };
+    await cache.get('r', 'k', slow);
+    now = 1200; // expired, within the grace
+    const a = await cache.get('r', 'k', slow);
+    const b = await cache.get('r', 'k', slow);
+    expect([a.result, b.result]).toEqual(['stale', 'stale']);
+    expect(JSON.parse(a.entry.body.toString())).toBe(1);
+    expect(loads).toBe(2); // one reload for both
+    release();
+    await new Promise((r) => setImmediate(r));
+    const c = await cache.get('r', 'k', slow);
+    expect(c.result).toBe('hit');
+    expect(JSON.parse(c.entry.body.toString())).toBe(2);
+    expect(removed).toEqual([1]); // the stale entry left when its reload was stored
+    expect(cache.size).toBe(1);
+    expect(cache.bytes).toBe(c.entry.bytes);
+    now = 1200 + 1000 + 500; // past ttl and grace of the reloaded entry (stored at 1200)
+    const d = cache.get('r', 'k', slow);
+    await new Promise((r) => setImmediate(r));
+    release();
+    expect((await d).result).toBe('miss');
+  });
+
   it('normalizes queries and matches ETags', () => {
     expect(normalizeQuery('b=2&a=1&b=1')).toBe('a=1&b=2&b=1');
     expect(normalizeQuery('')).toBe('');

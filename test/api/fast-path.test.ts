@@ -232,7 +232,8 @@ describe('fast path: time, TTL and eviction', () => {
   const calls = { today: 0, fixed: 0, loads: 0, tick: 0 };
   let tick = false;
   const kit = createHttpKit({
-    api: parseConfig({ api: { cache: { ttlSeconds: 60 } } }).api,
+    // No grace after the TTL here (the stale-while-reload grace is cache.test.ts's): an expired entry is reloaded at once.
+    api: parseConfig({ api: { cache: { ttlSeconds: 60, staleWhileRevalidateSeconds: 0 } } }).api,
     version: () => 1,
     clock: () => t,
   });
