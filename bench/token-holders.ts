@@ -26,7 +26,7 @@ import { child, memory, stop } from './api.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
 /** As `npm start` and bin/vaultstream.mjs run the service (`--node-args` replaces them). */
-const SERVICE_NODE_ARGS = '--max-semi-space-size=64';
+const SERVICE_NODE_ARGS = '--max-semi-space-size=16';
 
 const PREFIX_BYTES = '{"data":{"holders":['.length;
 

@@ -26,6 +26,8 @@ export interface RawLog {
   blockNumber: number;
   blockHash: Hex;
   transactionHash: Hex;
+  /** Position of the log's transaction in its block (absent on logs built by hand: -1 downstream). */
+  transactionIndex?: number;
   logIndex: number;
 }
 

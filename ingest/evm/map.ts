@@ -24,7 +24,7 @@ import { toEventSelector } from 'viem';
 import type { FamilyName } from '../../schemas/families.ts';
 import type { ActivityRecord, FeeRateRecord, FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
 import { type AssetInfo, assetInfo, type ChainContracts, type WatchedContract } from './contracts.ts';
-import type { ContractRole, DecodedLog, RawLog } from './decode.ts';
+import type { ContractRole, DecodedLog } from './decode.ts';
 
 /**
  * The events that have a family to be published into, by contract role: the only ones
@@ -385,7 +385,7 @@ function transferRecord(ctx: MapContext, d: DecodedLog, vault: WatchedContract['
     amount: (a.amount as bigint).toString(),
     // eth_getLogs gives it and the ingester keeps it on the log (ingest/evm/chain.ts parseLog);
     // a log built without one (tests, fixtures) publishes the Avro default, unknown.
-    transactionIndex: (log as RawLog & { transactionIndex?: number }).transactionIndex ?? -1,
+    transactionIndex: log.transactionIndex ?? -1,
   };
 }
 
