@@ -28,7 +28,10 @@ export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): P
     const byFamily = new Map<FamilyName, BusMessage[]>();
     for (const { family, record } of items) {
       let list = byFamily.get(family);
-      if (!list) byFamily.set(family, (list = []));
+      if (!list) {
+        list = [];
+        byFamily.set(family, list);
+      }
       const key = FAMILIES[family].key(record as never);
       let sync = syncFamilies.get(family);
       if (sync) {
