@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`):
-#   1. system packages for the librdkafka mock broker (test/support/kafka-mock), Chromium for the
+#   1. system packages for the librdkafka mock broker (devnet/kafka-mock.ts), Chromium for the
 #      browser tests (test/e2e/dashboard.test.ts) and tmux for the terminal test
 #      (test/integration/operator.test.ts): installed with apt-get when missing and we are root (or
 #      have password-less sudo); otherwise a warning, and those suites skip themselves by name;
