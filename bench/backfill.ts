@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { encodeFunctionData, type Hex, keccak256, parseAbi, toHex } from 'viem';
 import { anvilAccount, startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
+import { anvilRpc as rpc } from '../devnet/emitter.ts';
 import { Rng } from '../devnet/sim/rng.ts';
 import { benchArgs, row, type Target, writeReport } from './report.ts';
 
@@ -104,17 +105,6 @@ function plan(): { moves: Move[]; holders: number } {
     moves.push({ from, to, amount });
   }
   return { moves, holders: [...balance.values()].filter((b) => b > 0n).length };
-}
-
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
 }
 
 /** user + system CPU seconds and resident MB of `pid` (0 when it is gone). */

@@ -4,6 +4,7 @@
  * their descriptions. Each is a named component of the OpenAPI document.
  */
 import { z } from 'zod';
+import { CHAIN_KEYS } from '../../core/settings/registry.ts';
 import { API_ERROR_CODES } from './errors.ts';
 
 /** Named schemas, emitted as `#/components/schemas/<id>` in the OpenAPI document. */
@@ -52,16 +53,6 @@ const chainEntry = named(
     accountantType: z.string().meta({ description: 'e.g. `spoke`.' }),
   }),
 );
-const CHAIN_KEYS = [
-  'mainnet',
-  'base',
-  'primary',
-  'plasma',
-  'arbitrum',
-  'bsc',
-  'worldchain',
-  'avalanche',
-] as const;
 const chainMap = named(
   'ChainMap',
   z

@@ -9,7 +9,8 @@ import { chainExtrasShape } from './evm.ts';
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
 const chainEntry = z.object({ startBlock: z.number().int().nonnegative(), accountantType: z.string() });
-const CHAIN_KEYS = [
+/** The registry's per-chain keys of a vault (`chain.<key>`), as the spec names them. */
+export const CHAIN_KEYS = [
   'mainnet',
   'base',
   'primary',

@@ -5,7 +5,7 @@
  * chain's events, every failure published as a `source_errors` event, and a chain
  * that cannot be reached must not hold up another.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,6 +13,7 @@ import { silentLogger } from '../../core/log.ts';
 import { freePort } from '../../devnet/anvil.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
+import { startRpcProxy } from '../support/rpc-proxy.ts';
 import {
   addr,
   emitTransfers,
@@ -25,49 +26,7 @@ import {
   useEmitterNode,
 } from './evm-support.ts';
 
-interface Misbehaviour {
-  status?: number;
-  delayMs?: number;
-  rpcError?: { code: number; message: string };
-}
-type Rule = (body: { method: string; params: unknown[] } | unknown[]) => Misbehaviour | undefined;
-
-/** A JSON-RPC proxy in front of `target`; `rule` picks how to misbehave on each request. */
-async function proxy(target: string, rule: Rule): Promise<{ url: string; server: Server; seen: unknown[] }> {
-  const seen: unknown[] = [];
-  const server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString();
-    const body = JSON.parse(text);
-    seen.push(body);
-    const m = rule(body);
-    if (m?.delayMs) await new Promise((r) => setTimeout(r, m.delayMs));
-    if (m?.status) {
-      res.writeHead(m.status).end('unavailable');
-      return;
-    }
-    if (m?.rpcError) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id: number }).id, error: m.rpcError }));
-      return;
-    }
-    try {
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: text,
-      });
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(await answer.text());
-    } catch {
-      res.writeHead(502).end('upstream closed');
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, server, seen };
-}
+const proxy = startRpcProxy;
 
 const chain = useEmitterNode('vs-evm-faults-');
 const { root } = chain;

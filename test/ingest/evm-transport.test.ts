@@ -6,7 +6,7 @@
  * through the transport must equal anvil's own, and each failure must surface as viem's
  * error type carrying the fault kind and the project's code.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import {
   BaseError,
   createPublicClient,
@@ -27,53 +27,16 @@ import {
   evmTransport,
 } from '../../core/evm-transport.ts';
 import { freePort } from '../../devnet/anvil.ts';
+import { type RpcBody, type Rule, startRpcProxy } from '../support/rpc-proxy.ts';
 import { addr, emitTransfers, useEmitterNode } from './evm-support.ts';
 
-interface Misbehaviour {
-  status?: number;
-  headers?: Record<string, string>;
-  delayMs?: number;
-  rpcError?: { code: number; message: string };
-}
-type Body = { id?: number; method?: string; params?: unknown[] } | { method: string }[];
-type Rule = (body: Body) => Misbehaviour | undefined;
+type Body = RpcBody;
 
-/** A JSON-RPC proxy in front of `target`; `rule` picks how to misbehave on each request. */
+/** The proxy (test/support/rpc-proxy.ts), closed after the suite. */
 async function proxy(target: string, rule: Rule): Promise<{ url: string; seen: Body[] }> {
-  const seen: Body[] = [];
-  const server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString();
-    const body = JSON.parse(text) as Body;
-    seen.push(body);
-    const m = rule(body);
-    if (m?.delayMs) await new Promise((r) => setTimeout(r, m.delayMs));
-    if (m?.status) {
-      res.writeHead(m.status, m.headers ?? {}).end('unavailable');
-      return;
-    }
-    if (m?.rpcError) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id: number }).id, error: m.rpcError }));
-      return;
-    }
-    try {
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: text,
-      });
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(await answer.text());
-    } catch {
-      if (!res.headersSent) res.writeHead(502).end('upstream closed');
-    }
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, seen };
+  const p = await startRpcProxy(target, rule);
+  servers.push(p.server);
+  return p;
 }
 
 const chain = useEmitterNode('vs-evm-transport-');
