@@ -3,8 +3,8 @@
  * process, so one process at a time owns `<dataDir>`; others (e.g. `replay` beside a
  * running `start`) only append to its bus log.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 /** Whether a process with this pid exists (EPERM: it does, under another user). */
 export function alive(pid: number): boolean {
@@ -14,6 +14,21 @@ export function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * `<dataDir>/<sub>`, a directory of per-process files named `<pid>-...`: created, and cleared of
+ * the files of processes that are gone (the insert spool, the token-holders snapshot files).
+ */
+export function processFilesDir(dataDir: string, sub: string): string {
+  const dir = resolve(join(dataDir, sub));
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(dir)) {
+    const pid = Number(name.split('-')[0]);
+    if (!Number.isInteger(pid) || (pid !== process.pid && !alive(pid)))
+      rmSync(join(dir, name), { force: true });
+  }
+  return dir;
 }
 
 /** The pid owning the directory, if a live process does. */

@@ -3,13 +3,13 @@
  * behind `@clickhouse/client`. chDB runs one query at a time per process, so calls
  * to it are queued here rather than left to contend inside the engine.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
-import { alive } from '../core/lock.ts';
+import { processFilesDir } from '../core/lock.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface RawQueryOptions {
@@ -155,14 +155,7 @@ export function infileInsert(
 let spoolSeq = 0;
 
 function spoolDir(dataDir: string): string {
-  const dir = resolve(join(dataDir, 'insert-spool'));
-  mkdirSync(dir, { recursive: true });
-  for (const name of readdirSync(dir)) {
-    const pid = Number(name.split('-')[0]);
-    if (!Number.isInteger(pid) || (pid !== process.pid && !alive(pid)))
-      rmSync(join(dir, name), { force: true });
-  }
-  return dir;
+  return processFilesDir(dataDir, 'insert-spool');
 }
 
 export async function createStore(cfg: Config): Promise<Store> {

@@ -1,30 +1,14 @@
-/**
- * A snapshot's encoded bytes spilled to a file in the data directory
- * (`<dataDir>/snapshots/<pid>-<name>`): written once, front to back, and read by any
- * number of readers at the same time, each from the start and as far as it is written (a
- * reader that catches up waits for more). So a response body streams while it is still
- * being encoded, every reader shares the one encoding, and no reader holds more than one
- * chunk in memory (the page cache holds the rest, outside the process).
- */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { VaultstreamError } from '../core/errors.ts';
-import { alive } from '../core/lock.ts';
+import { processFilesDir } from '../core/lock.ts';
 
 /** Bytes per read handed to a reader (the largest piece of the file a reader holds): 256 KiB. */
 const READ_BYTES = 1 << 18;
 
 /** `<dataDir>/snapshots`, created, with the files of dead processes removed. */
 export function snapshotDir(dataDir: string): string {
-  const dir = resolve(join(dataDir, 'snapshots'));
-  mkdirSync(dir, { recursive: true });
-  for (const name of readdirSync(dir)) {
-    const pid = Number(name.split('-')[0]);
-    if (!Number.isInteger(pid) || (pid !== process.pid && !alive(pid)))
-      rmSync(join(dir, name), { force: true });
-  }
-  return dir;
+  return processFilesDir(dataDir, 'snapshots');
 }
 
 export class SnapshotFile {

@@ -2,6 +2,7 @@
  * The activity scenario's redemption requests, activity, role updates and fees
  * (test/support/activity-scenario.ts builds the vaults and transfers and calls these).
  */
+import { ACTIVITY_KINDS } from '../../schemas/families.ts';
 import type { FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
 import { type ActivityScenario, NOW } from './activity-model.ts';
 import { type ChainFields, DAY, EVM_ZERO, hex } from './events.ts';
@@ -113,14 +114,7 @@ export function redemptionsOf(s: ActivityScenario, at: At, transfer: Transfer): 
 
 /** Activity of every kind on alpha and beta, inside and outside the last 7 days. */
 export function activityOf(s: ActivityScenario, at: At, push: Push, rand: () => number): void {
-  const kinds = [
-    'DEPOSIT',
-    'WITHDRAW',
-    'REDEEM_REQUEST',
-    'INSTANT_REDEEM',
-    'BRIDGE_IN',
-    'BRIDGE_OUT',
-  ] as const;
+  const kinds = ACTIVITY_KINDS;
   for (const [v, slug] of [
     [s.vaults[0], 'alpha'],
     [s.vaults[1], 'beta'],
