@@ -144,6 +144,7 @@ async function updateHubRate(ctx: SimContext, v: VaultState): Promise<void> {
     'updateExchangeRate',
     [gross, supply],
   );
+  // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
   const shares = supply < h.totalSharesLastUpdate ? supply : h.totalSharesLastUpdate;
   const minRate = gross < h.lastGross ? gross : h.lastGross;
   const dt = BigInt(tx.timestamp - v.lastRateUpdate);
