@@ -1,0 +1,95 @@
+/**
+ * A NestVault's (ERC-7540) events: deposits with their fee, redemption requests, updates
+ * and fills, withdrawals and instant redemptions, claimed fees, fee settings (`SetFee`)
+ * and operator approvals.
+ */
+import type { FeeRateRecord, RedemptionRecord } from '../../schemas/records.ts';
+import { NO_DEADLINE, type RoleMapper, unitPrice, ZERO } from './map-context.ts';
+import { operatorSet } from './map-permissions.ts';
+
+export const SET_FEE_EVENT = 'SetFee(uint8,(uint32,uint256),(uint32,uint256))';
+/** NestVault `Fees` enum (reference section 6): the kind of a `SetFee`'s `f`. */
+export const NEST_FEE_KINDS: readonly FeeRateRecord['kind'][] = [
+  'INSTANT_REDEMPTION',
+  'DEPOSIT',
+  'REDEMPTION',
+];
+
+export const mapNestVault: RoleMapper = (s, { has }) => {
+  const { a, c, d, share } = s;
+  switch (d.event) {
+    case 'FeeClaimed':
+      s.fee('CLAIMED', a.feeAsset ?? c.asset ?? ZERO, a.amount);
+      break;
+    case 'SetFee': {
+      const kind = NEST_FEE_KINDS[Number(a.f)];
+      if (kind)
+        s.emit('fee_rates', {
+          contract: c.address,
+          event: SET_FEE_EVENT,
+          kind,
+          oldRate: Number(a.oldFee.rate),
+          newRate: Number(a.fee.rate),
+          rateScale: 1_000_000,
+          oldFlat: a.oldFee.flat.toString(),
+          newFlat: a.fee.flat.toString(),
+        });
+      break;
+    }
+    case 'OperatorSet':
+      operatorSet(s);
+      break;
+    case 'Deposit':
+      s.activity('DEPOSIT', a.receiver, a.shares, a.assets, c.asset || ZERO);
+      s.fee('DEPOSIT', c.asset || ZERO, s.ctx.depositFee?.(d) ?? 0n);
+      break;
+    case 'RedeemRequest':
+      s.activity('REDEEM_REQUEST', a.owner, a.shares, 0n, c.asset || ZERO);
+      s.redemption(nestRequest('REQUEST', a.controller, a.shares, share, c.asset || ZERO));
+      break;
+    case 'RedeemUpdated':
+      s.redemption(
+        nestRequest(a.newShares ? 'REQUEST' : 'CANCEL', a.controller, a.newShares, share, c.asset || ZERO),
+      );
+      break;
+    case 'RedeemFulfilled': {
+      const r = nestRequest('FILL', a.controller, a.shares, share, c.asset || ZERO);
+      s.redemption({
+        ...r,
+        minPrice: unitPrice(a.assets, a.shares, s.vault.decimals).toString(),
+        deadline: 0,
+      });
+      s.fee('REDEMPTION', c.asset || ZERO, (a.assets as bigint) - (a.actualAssets as bigint));
+      break;
+    }
+    case 'Withdraw':
+      if (!has('nestVault', 'InstantRedeem'))
+        s.activity('WITHDRAW', a.controller, a.shares, a.assets, c.asset || ZERO);
+      break;
+    case 'InstantRedeem':
+      s.activity('INSTANT_REDEEM', a.receiver, a.shares, a.postFeeAmount, c.asset || ZERO);
+      s.fee('INSTANT_REDEMPTION', c.asset || ZERO, (a.assets as bigint) - (a.postFeeAmount as bigint));
+      break;
+  }
+  return false;
+};
+
+function nestRequest(
+  kind: RedemptionRecord['kind'],
+  controller: string,
+  shares: bigint,
+  share: string,
+  want: string,
+) {
+  // ERC-7540 requestId is always 0: a controller has one request per vault.
+  return {
+    kind,
+    requestId: controller,
+    user: controller,
+    offerToken: share,
+    wantToken: want,
+    amount: shares.toString(),
+    minPrice: '0',
+    deadline: NO_DEADLINE,
+  };
+}
