@@ -13,9 +13,10 @@
  * balances. The chain's genesis hash is kept too: a checkpoint never resumes on
  * another chain. A crash between publishing and checkpointing re-publishes the same
  * records on restart (identical events, which the consumers drop); nothing is skipped.
+ * The reorg window and its retraction are in `reorg.ts`, the range reads (and the read-ahead
+ * while backfilling) in `read-ahead.ts`.
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
-import { VaultstreamError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { erc20Views } from './abis.ts';
@@ -24,15 +25,14 @@ import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { depositFees, type FeeSettingMark } from './deposit-fees.ts';
-import { type Emitted, mapLogs } from './map.ts';
-import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
+import { mapLogs } from './map.ts';
+import { blockEmitted, type PublishEmitted } from './publish.ts';
+import { RangeReader } from './read-ahead.ts';
+import { ChainStopped, extendTip, keptBlocks, retractOrphans, type TipBlock } from './reorg.ts';
 import { isFault } from './rpc.ts';
 import { takeSnapshot } from './snapshots.ts';
 
-/** An ingested block of the reorg window, with what was published for it. */
-export interface TipBlock extends BlockHeader {
-  events: Emitted[];
-}
+export { ChainStopped, type TipBlock } from './reorg.ts';
 
 export interface ChainCheckpoint {
   chainId: number;
@@ -61,20 +61,6 @@ export interface FollowerOptions {
   onSnapshotError: (err: unknown) => void;
 }
 
-/**
- * The chain cannot be followed on without leaving wrong data (a reorg deeper than the
- * kept window, another chain behind the RPC URL): the ingester stops it and says why.
- */
-export class ChainStopped extends VaultstreamError {
-  constructor(
-    message: string,
-    readonly reason: 'REORG_TOO_DEEP' | 'GENESIS_MISMATCH',
-  ) {
-    super('INTERNAL', message, { details: { reason } });
-    this.name = 'ChainStopped';
-  }
-}
-
 /** What a round did. */
 export interface RoundResult {
   /** Blocks ingested (0 when caught up). */
@@ -88,14 +74,6 @@ const DAY = 86_400;
 /** Least time between two checkpoint writes while backfilling below the reorg window. */
 const CHECKPOINT_EVERY_MS = 1_000;
 
-/** The logs and headers of one block range. */
-interface RangeRead {
-  logs: RawLog[];
-  /** The last block covered (the sizer may have shrunk the range). */
-  to: number;
-  headers: BlockHeader[];
-}
-
 export class ChainFollower {
   private state: ChainCheckpoint;
   head = -1;
@@ -104,14 +82,15 @@ export class ChainFollower {
   private readonly decimals = new Map<string, number>();
   private readonly baseOf = new Map<string, string>();
   private genesisChecked = false;
-  /** The range after the last one taken, being read while that one is processed. */
-  private ahead: { from: number; read: Promise<RangeRead> } | undefined;
+  /** The range reads, with the one read ahead while backfilling. */
+  private readonly ranges: RangeReader;
   /** When the checkpoint was last saved (performance.now()), and whether the state moved on since. */
   private savedAt = Number.NEGATIVE_INFINITY;
   private unsaved = false;
 
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
+    this.ranges = new RangeReader(deps.reader);
     this.state = deps.checkpoint.load() ?? {
       chainId: chain.chainId,
       next: chain.startBlock,
@@ -174,7 +153,7 @@ export class ChainFollower {
       return { blocks: 0, events: 0, retracted: 0 };
     }
     const from = this.state.next;
-    const { logs, to, headers } = await this.takeRange(from);
+    const { logs, to, headers } = await this.ranges.take(from, this.head);
     if (last && headers[0].parentHash !== last.hash)
       return { blocks: 0, events: 0, retracted: await this.unwind() };
     const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
@@ -184,7 +163,7 @@ export class ChainFollower {
     // The chain moved while the range was read: read it again rather than publish a mix of forks.
     if (moved) return { blocks: 0, events: 0, retracted: 0 };
     // Backfilling: the next range is read while this one is processed (checked like this one when taken).
-    if (to < this.head) this.readAhead(to + 1);
+    if (to < this.head) this.ranges.readAhead(to + 1, this.head);
     const decoded = this.decode(logs);
     await this.readDecimals(decoded, to);
     const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
@@ -209,7 +188,7 @@ export class ChainFollower {
     );
     const chainId = this.deps.contracts.chain.chainId;
     await this.deps.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
-    this.extendTip(headers, events);
+    this.state.tip = extendTip(this.state.tip, headers, events, this.deps.contracts.chain.reorgWindow);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
@@ -217,35 +196,6 @@ export class ChainFollower {
     await this.maybeSnapshot(headers.at(-1));
     this.checkpointAfter(to);
     return { blocks: headers.length, events: events.length, retracted: 0 };
-  }
-
-  /** The range read ahead by the previous round when it starts at `from`, else a fresh read. */
-  private takeRange(from: number): Promise<RangeRead> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    return ahead && ahead.from === from ? ahead.read : this.readRange(from);
-  }
-
-  private readAhead(from: number): void {
-    const read = this.readRange(from);
-    // A failure is the next round's (it awaits this read), never an unhandled rejection.
-    read.catch(() => {});
-    this.ahead = { from, read };
-  }
-
-  /**
-   * Logs and headers of the next range from `from` (at most the sizer's range, up to the
-   * head), both asked for at once: the headers of the blocks the logs answer covers.
-   */
-  private async readRange(from: number): Promise<RangeRead> {
-    const { reader } = this.deps;
-    const want = Math.min(this.head, from + reader.sizer.size - 1);
-    const headersRead = reader.headers(from, want);
-    // Awaited below in any case; a failure must not surface as an unhandled rejection meanwhile.
-    headersRead.catch(() => {});
-    const { logs, to } = await reader.logs(from, want);
-    const headers = (await headersRead).slice(0, to - from + 1);
-    return { logs, to, headers };
   }
 
   /**
@@ -270,9 +220,7 @@ export class ChainFollower {
 
   /** Once stopped: waits for a range still being read ahead and saves a checkpoint left unsaved. */
   async settle(): Promise<void> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    await ahead?.read.catch(() => {});
+    await this.ranges.settle();
     if (this.unsaved) {
       this.deps.checkpoint.save(this.state);
       this.unsaved = false;
@@ -312,73 +260,17 @@ export class ChainFollower {
     });
   }
 
-  private extendTip(headers: BlockHeader[], events: Emitted[]): void {
-    const window = this.deps.contracts.chain.reorgWindow;
-    const first = (headers.at(-1) as BlockHeader).number - window + 1;
-    const byBlock = new Map<number, Emitted[]>();
-    for (const e of events) {
-      const n = e.record.blockNumber as number;
-      if (n < first) continue;
-      const list = byBlock.get(n);
-      if (list) list.push(e);
-      else byBlock.set(n, [e]);
-    }
-    const added = headers
-      .filter((h) => h.number >= first)
-      .map((h) => ({ ...h, events: byBlock.get(h.number) ?? [] }));
-    this.state.tip = [...this.state.tip, ...added].filter((b) => b.number >= first);
-  }
-
   /**
    * Retracts the tip blocks that are no longer canonical, down to the true common
    * ancestor (the newest tip block whose hash is still the chain's); returns how many.
    * Throws `ChainStopped` when not even the oldest tip block is canonical any more.
    */
   private async unwind(): Promise<number> {
-    const tip = this.state.tip;
-    const chain = this.deps.contracts.chain;
-    const oldest = tip[0];
-    const top = Math.min((tip.at(-1) as TipBlock).number, this.head);
-    const canonical = new Map<number, Hex>();
-    if (top >= oldest.number)
-      for (const h of await this.deps.reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
-    let keep = tip.length;
-    while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
-    // With the whole history in the window (it starts at the start block), there is no older record to miss.
-    if (keep === 0 && oldest.number > chain.startBlock)
-      throw new ChainStopped(
-        `chain ${chain.name} (${chain.chainId}) reorganized deeper than the ${tip.length} blocks kept ` +
-          `(${oldest.number}..${(tip.at(-1) as TipBlock).number}): the records of older orphaned blocks cannot be ` +
-          "retracted, so ingestion stopped. Raise the chain's reorgWindow and re-ingest it from a clean checkpoint",
-        'REORG_TOO_DEEP',
-      );
-    const orphaned = tip.slice(keep).reverse();
+    const keep = await keptBlocks(this.deps.reader, this.deps.contracts.chain, this.state.tip, this.head);
     // The chain moved between two reads but every kept block is still canonical: read on.
-    if (!orphaned.length) return 0;
-    this.state.tip = tip.slice(0, keep);
-    this.state.next = keep ? tip[keep - 1].number + 1 : oldest.number;
-    this.ahead = undefined;
-    const retractions = orphaned.flatMap((b) => [
-      ...[...b.events].reverse().map(retraction),
-      blockEmitted(chain.chainId, b, true),
-    ]);
-    await this.deps.publish(retractions);
-    for (const [acc, mark] of Object.entries(this.state.owed))
-      if (mark.block >= this.state.next) delete this.state.owed[acc];
-    for (const [vault, mark] of Object.entries(this.state.depositFees ?? {}))
-      if (mark.block >= this.state.next) delete this.state.depositFees?.[vault];
-    this.deps.checkpoint.save(this.state);
-    this.deps.log.warn(
-      {
-        chainId: chain.chainId,
-        orphaned: orphaned.length,
-        ancestor: this.state.next - 1,
-        resumeAt: this.state.next,
-        retractions: retractions.length,
-      },
-      'reorg: orphaned blocks retracted',
-    );
-    return orphaned.length;
+    if (keep === this.state.tip.length) return 0;
+    this.ranges.drop();
+    return retractOrphans(this.state, keep, this.deps);
   }
 
   /** A snapshot at the last block of every UTC day that ended inside the range (the day's close). */

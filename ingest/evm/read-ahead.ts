@@ -1,0 +1,63 @@
+/**
+ * The follower's read pipeline: the logs and headers of one block range, asked for at
+ * once, and while backfilling the next range read while the current one is processed.
+ */
+import type { BlockHeader, ChainReader } from './chain.ts';
+import type { RawLog } from './decode.ts';
+
+/** The logs and headers of one block range. */
+export interface RangeRead {
+  logs: RawLog[];
+  /** The last block covered (the sizer may have shrunk the range). */
+  to: number;
+  headers: BlockHeader[];
+}
+
+export class RangeReader {
+  /** The range after the last one taken, being read while that one is processed. */
+  private ahead: { from: number; read: Promise<RangeRead> } | undefined;
+
+  constructor(private readonly reader: ChainReader) {}
+
+  /** The range read ahead when it starts at `from`, else a fresh read up to `head` at most. */
+  take(from: number, head: number): Promise<RangeRead> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    return ahead && ahead.from === from ? ahead.read : this.read(from, head);
+  }
+
+  /** Starts reading the range from `from`, for the next `take`. */
+  readAhead(from: number, head: number): void {
+    const read = this.read(from, head);
+    // A failure is the next round's (it awaits this read), never an unhandled rejection.
+    read.catch(() => {});
+    this.ahead = { from, read };
+  }
+
+  /** Forgets a range read ahead (a reorg moved the next block back). */
+  drop(): void {
+    this.ahead = undefined;
+  }
+
+  /** Waits for a range still being read ahead (its failure ignored) and forgets it. */
+  async settle(): Promise<void> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    await ahead?.read.catch(() => {});
+  }
+
+  /**
+   * Logs and headers of the next range from `from` (at most the sizer's range, up to the
+   * head), both asked for at once: the headers of the blocks the logs answer covers.
+   */
+  private async read(from: number, head: number): Promise<RangeRead> {
+    const { reader } = this;
+    const want = Math.min(head, from + reader.sizer.size - 1);
+    const headersRead = reader.headers(from, want);
+    // Awaited below in any case; a failure must not surface as an unhandled rejection meanwhile.
+    headersRead.catch(() => {});
+    const { logs, to } = await reader.logs(from, want);
+    const headers = (await headersRead).slice(0, to - from + 1);
+    return { logs, to, headers };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The follower's reorg window: the newest `reorgWindow` ingested blocks with what was
+ * published for them (the checkpoint's `tip`), the true common ancestor with the canonical
+ * chain after a reorg, and the retraction (`removed: true`, newest first) of every record
+ * and header published above it. See `follower.ts`.
+ */
+import type { Hex } from 'viem';
+import { VaultstreamError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import type { CheckpointFile } from '../checkpoint.ts';
+import type { BlockHeader, ChainReader } from './chain.ts';
+import type { ChainContracts } from './contracts.ts';
+import type { ChainCheckpoint } from './follower.ts';
+import type { Emitted } from './map.ts';
+import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
+
+/** An ingested block of the reorg window, with what was published for it. */
+export interface TipBlock extends BlockHeader {
+  events: Emitted[];
+}
+
+/**
+ * The chain cannot be followed on without leaving wrong data (a reorg deeper than the
+ * kept window, another chain behind the RPC URL): the ingester stops it and says why.
+ */
+export class ChainStopped extends VaultstreamError {
+  constructor(
+    message: string,
+    readonly reason: 'REORG_TOO_DEEP' | 'GENESIS_MISMATCH',
+  ) {
+    super('INTERNAL', message, { details: { reason } });
+    this.name = 'ChainStopped';
+  }
+}
+
+/** `tip` with the blocks of `headers` and their `events` added, cut to the newest `window` blocks. */
+export function extendTip(
+  tip: TipBlock[],
+  headers: BlockHeader[],
+  events: Emitted[],
+  window: number,
+): TipBlock[] {
+  const first = (headers.at(-1) as BlockHeader).number - window + 1;
+  const byBlock = new Map<number, Emitted[]>();
+  for (const e of events) {
+    const n = e.record.blockNumber as number;
+    if (n < first) continue;
+    const list = byBlock.get(n);
+    if (list) list.push(e);
+    else byBlock.set(n, [e]);
+  }
+  const added = headers
+    .filter((h) => h.number >= first)
+    .map((h) => ({ ...h, events: byBlock.get(h.number) ?? [] }));
+  return [...tip, ...added].filter((b) => b.number >= first);
+}
+
+/**
+ * How many of the oldest tip blocks are still canonical: the true common ancestor is the
+ * newest of them. Throws `ChainStopped` when not even the oldest tip block is canonical
+ * any more (and the window does not reach back to the start block).
+ */
+export async function keptBlocks(
+  reader: ChainReader,
+  chain: ChainContracts['chain'],
+  tip: TipBlock[],
+  head: number,
+): Promise<number> {
+  const oldest = tip[0];
+  const top = Math.min((tip.at(-1) as TipBlock).number, head);
+  const canonical = new Map<number, Hex>();
+  if (top >= oldest.number)
+    for (const h of await reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
+  let keep = tip.length;
+  while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
+  // With the whole history in the window (it starts at the start block), there is no older record to miss.
+  if (keep === 0 && oldest.number > chain.startBlock)
+    throw new ChainStopped(
+      `chain ${chain.name} (${chain.chainId}) reorganized deeper than the ${tip.length} blocks kept ` +
+        `(${oldest.number}..${(tip.at(-1) as TipBlock).number}): the records of older orphaned blocks cannot be ` +
+        "retracted, so ingestion stopped. Raise the chain's reorgWindow and re-ingest it from a clean checkpoint",
+      'REORG_TOO_DEEP',
+    );
+  return keep;
+}
+
+/**
+ * Cuts `state`'s tip to its `keep` oldest blocks, resumes after the newest of them, and
+ * publishes the retraction of everything above it, newest first; drops the accrual and
+ * deposit-fee marks of orphaned blocks and saves the checkpoint. Returns how many blocks.
+ */
+export async function retractOrphans(
+  state: ChainCheckpoint,
+  keep: number,
+  deps: {
+    contracts: ChainContracts;
+    publish: PublishEmitted;
+    checkpoint: CheckpointFile<ChainCheckpoint>;
+    log: Logger;
+  },
+): Promise<number> {
+  const tip = state.tip;
+  const chain = deps.contracts.chain;
+  const orphaned = tip.slice(keep).reverse();
+  state.tip = tip.slice(0, keep);
+  state.next = keep ? tip[keep - 1].number + 1 : tip[0].number;
+  const retractions = orphaned.flatMap((b) => [
+    ...[...b.events].reverse().map(retraction),
+    blockEmitted(chain.chainId, b, true),
+  ]);
+  await deps.publish(retractions);
+  for (const [acc, mark] of Object.entries(state.owed)) if (mark.block >= state.next) delete state.owed[acc];
+  for (const [vault, mark] of Object.entries(state.depositFees ?? {}))
+    if (mark.block >= state.next) delete state.depositFees?.[vault];
+  deps.checkpoint.save(state);
+  deps.log.warn(
+    {
+      chainId: chain.chainId,
+      orphaned: orphaned.length,
+      ancestor: state.next - 1,
+      resumeAt: state.next,
+      retractions: retractions.length,
+    },
+    'reorg: orphaned blocks retracted',
+  );
+  return orphaned.length;
+}
