@@ -20,34 +20,19 @@ import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { erc20Views } from './abis.ts';
-import { accrue, type OwedMark } from './accrual.ts';
+import { accrue } from './accrual.ts';
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
-import { depositFees, type FeeSettingMark } from './deposit-fees.ts';
+import { depositFees } from './deposit-fees.ts';
 import { mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
 import { RangeReader } from './read-ahead.ts';
-import { ChainStopped, extendTip, keptBlocks, retractOrphans, type TipBlock } from './reorg.ts';
+import { type ChainCheckpoint, ChainStopped, extendTip, keptBlocks, retractOrphans } from './reorg.ts';
 import { isFault } from './rpc.ts';
 import { takeSnapshot } from './snapshots.ts';
 
-export { ChainStopped, type TipBlock } from './reorg.ts';
-
-export interface ChainCheckpoint {
-  chainId: number;
-  /** The next block to ingest. */
-  next: number;
-  /** The newest `reorgWindow` ingested blocks, oldest first, consecutive. */
-  tip: TipBlock[];
-  /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
-  genesis?: Hex;
-  owed: Record<string, OwedMark>;
-  /** Deposit-fee setting of each NestVault as last seen (absent in checkpoints before it was kept). */
-  depositFees?: Record<string, FeeSettingMark>;
-  /** Wall-clock time of the last periodic snapshot, ms. */
-  lastSnapshotAt: number;
-}
+export { type ChainCheckpoint, ChainStopped, type TipBlock } from './reorg.ts';
 
 export interface FollowerOptions {
   contracts: ChainContracts;

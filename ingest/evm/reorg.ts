@@ -2,21 +2,38 @@
  * The follower's reorg window: the newest `reorgWindow` ingested blocks with what was
  * published for them (the checkpoint's `tip`), the true common ancestor with the canonical
  * chain after a reorg, and the retraction (`removed: true`, newest first) of every record
- * and header published above it. See `follower.ts`.
+ * and header published above it; the checkpoint that keeps the window. See `follower.ts`.
  */
 import type { Hex } from 'viem';
 import { VaultstreamError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
+import type { OwedMark } from './accrual.ts';
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
-import type { ChainCheckpoint } from './follower.ts';
+import type { FeeSettingMark } from './deposit-fees.ts';
 import type { Emitted } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 
 /** An ingested block of the reorg window, with what was published for it. */
 export interface TipBlock extends BlockHeader {
   events: Emitted[];
+}
+
+/** The follower's checkpoint: where to go on, and the reorg window. */
+export interface ChainCheckpoint {
+  chainId: number;
+  /** The next block to ingest. */
+  next: number;
+  /** The newest `reorgWindow` ingested blocks, oldest first, consecutive. */
+  tip: TipBlock[];
+  /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
+  genesis?: Hex;
+  owed: Record<string, OwedMark>;
+  /** Deposit-fee setting of each NestVault as last seen (absent in checkpoints before it was kept). */
+  depositFees?: Record<string, FeeSettingMark>;
+  /** Wall-clock time of the last periodic snapshot, ms. */
+  lastSnapshotAt: number;
 }
 
 /**
