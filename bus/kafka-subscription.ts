@@ -3,16 +3,15 @@
  * partition's messages across fetches into batches (by size and time), offsets committed
  * explicitly after the handler resolves (see KafkaSubscription for why that is crash-safe).
  */
-import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { VaultstreamError } from '../core/errors.ts';
+import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import type { Logger } from '../core/log.ts';
 import { backoffDelay } from '../core/retry.ts';
-import { busError } from './kafka-errors.ts';
+import { waitUntilDrained } from './kafka-drain.ts';
+import { newPartitionBuffer, type PartitionBuffer, toConsumed } from './kafka-partition-buffer.ts';
 import type { Batch, ConsumedMessage, SubscribeOptions, Subscription } from './types.ts';
 
 /** Pause before a failed batch is delivered again: doubling from 500 ms up to 30 s, jittered (core/retry.ts). */
 const RETRY_PAUSE = { baseMs: 500, maxMs: 30_000, jitter: 0.2 };
-const DRAIN_POLL_MS = 200;
 /** An idle partition's partial batch is fetched again this long after its window ends (a fetch in flight usually gets there first). */
 const IDLE_FLUSH_GRACE_MS = 25;
 /** The longest broker long-poll of a fetch (the consumer's maxWaitTimeInMs is capped to it). */
@@ -20,41 +19,7 @@ export const MAX_FETCH_WAIT_MS = 100;
 /** stop() gives up handing over buffered messages after this long without progress. */
 const STOP_FLUSH_IDLE_MS = 3_000;
 
-function toConsumed(m: KafkaMessage): ConsumedMessage {
-  const headers: Record<string, string> = {};
-  // for-in: no entries array per message (most carry no headers).
-  for (const name in m.headers) {
-    const v = m.headers[name];
-    const last = Array.isArray(v) ? v[v.length - 1] : v;
-    if (last !== undefined) headers[name] = last.toString();
-  }
-  return {
-    key: m.key ? m.key.toString('utf8') : '',
-    value: m.value ?? Buffer.alloc(0),
-    headers,
-    offset: BigInt(m.offset),
-  };
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Messages of one partition fetched but not yet handed to the handler. */
-interface PartitionBuffer {
-  topic: string;
-  partition: number;
-  /** Buffered, un-handled messages in offset order; at their first offset everything before is handled. */
-  messages: ConsumedMessage[];
-  /** Offset after the last message buffered or handled; refetched messages below it are skipped. */
-  next?: bigint;
-  /** When the current batch window opened (the first message buffered since the last hand-over). */
-  openedAt: number;
-  /** Latest high watermark seen, for `Batch.lag`. */
-  high: bigint;
-  /** Fires at the window's end when no fetch brings the partition back to eachBatch by itself. */
-  timer?: NodeJS.Timeout;
-  /** An eachBatch call of this partition is running (it checks the deadline itself). */
-  active: boolean;
-}
 
 /**
  * One kafkajs consumer running `eachBatch` for a subscription, accumulating each partition's
@@ -209,7 +174,7 @@ export class KafkaSubscription implements Subscription {
     const tp = `${topic}/${partition}`;
     let buf = this.buffers.get(tp);
     if (!buf) {
-      buf = { topic, partition, messages: [], openedAt: 0, high: -1n, active: false };
+      buf = newPartitionBuffer(topic, partition);
       this.buffers.set(tp, buf);
     }
     // Flushing for stop(): only buffered messages are handed over; new ones stay for the next consumer.
@@ -379,38 +344,7 @@ export class KafkaSubscription implements Subscription {
    * Resolves once the group's committed offset reached, on every partition of the subscribed
    * topics, the high watermark at call time. Rejects if the subscription stops first.
    */
-  async drained(): Promise<void> {
-    const { groupId, topics } = this.opts;
-    const targets = new Map<string, bigint>();
-    try {
-      for (const topic of topics) {
-        for (const o of await this.admin.fetchTopicOffsets(topic)) {
-          targets.set(`${topic}/${o.partition}`, BigInt(o.high) > BigInt(o.low) ? BigInt(o.high) : -1n);
-        }
-      }
-    } catch (err) {
-      throw busError('fetchTopicOffsets', err);
-    }
-    for (;;) {
-      const wasStopping = this.stopping;
-      let done = true;
-      try {
-        for (const t of await this.admin.fetchOffsets({ groupId, topics })) {
-          for (const p of t.partitions) {
-            const target = targets.get(`${t.topic}/${p.partition}`) ?? -1n;
-            if (BigInt(p.offset) < target) done = false;
-          }
-        }
-      } catch (err) {
-        throw busError('fetchOffsets', err);
-      }
-      if (done) return;
-      if (wasStopping) {
-        throw new VaultstreamError('BUS_UNAVAILABLE', `subscription ${groupId} stopped before it drained`, {
-          retryable: false,
-        });
-      }
-      await sleep(DRAIN_POLL_MS);
-    }
+  drained(): Promise<void> {
+    return waitUntilDrained(this.admin, this.opts.groupId, this.opts.topics, () => this.stopping);
   }
 }
