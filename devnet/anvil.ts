@@ -11,8 +11,9 @@
  * stops its nodes itself, in order (`stop()` closes the pipe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
@@ -85,6 +86,8 @@ export interface AnvilNode {
   port: number;
   /** The node's process group (the wrapper's pid): anvil and its watcher run in it. */
   pgid: number;
+  /** The node's own HOME (`vs-anvil-*` in the temp dir), where anvil keeps the states it moves out of memory; removed when it exits. */
+  home: string;
   /** Kills the node and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -112,10 +115,15 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 /**
  * `sh -c WRAPPER anvil args...`: anvil in the background with its stdin from /dev/null,
  * a watcher that kills it once the wrapper's stdin (kept as fd 3) reaches EOF, and the
- * wrapper waiting for anvil and exiting with its status.
+ * wrapper waiting for anvil, removing the node's own HOME (see spawnAnvil) and exiting
+ * with anvil's status.
  */
 const WRAPPER =
-  'exec 3<&0; "$0" "$@" </dev/null & a=$!; { cat <&3 >/dev/null; kill $a 2>/dev/null; } & exec 3<&-; wait $a';
+  'exec 3<&0; "$0" "$@" </dev/null & a=$!; { cat <&3 >/dev/null; kill $a 2>/dev/null; } & exec 3<&-; ' +
+  'wait $a; s=$?; case "$HOME" in */vs-anvil-*) rm -rf "$HOME" ;; esac; exit $s';
+
+/** Where each node's HOME is made (`vs-anvil-*`). */
+export const ANVIL_HOMES = tmpdir();
 
 /** A port the OS says is free right now. */
 export function freePort(): Promise<number> {
@@ -134,14 +142,24 @@ export function freePort(): Promise<number> {
  * after the bind, so a port someone else holds is an exit, never a false start);
  * rejects with its output if it exits first. Later output is drained unread.
  */
-function spawnAnvil(opts: AnvilOptions, port: number, bin: string): Promise<ChildProcess> {
+function spawnAnvil(
+  opts: AnvilOptions,
+  port: number,
+  bin: string,
+): Promise<{ child: ChildProcess; home: string }> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
+  // anvil writes the states it moves out of memory under $HOME/.foundry/anvil/tmp and leaves
+  // them behind when it is killed (71 GB after a few days of tests here): each node gets a HOME
+  // of its own, removed when it exits (by the wrapper, or here if the group was killed).
+  const home = mkdtempSync(join(ANVIL_HOMES, 'vs-anvil-'));
   const child = spawn('/bin/sh', ['-c', WRAPPER, bin, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
+    env: { ...process.env, HOME: home },
   });
+  child.once('exit', () => rmSync(home, { recursive: true, force: true }));
   // The watcher's pipe: closed on stop(), or by the kernel when this process dies.
   child.stdin?.on('error', () => {});
   child.once('exit', () => child.stdin?.destroy());
@@ -163,7 +181,7 @@ function spawnAnvil(opts: AnvilOptions, port: number, bin: string): Promise<Chil
       child.off('exit', onExit);
       child.stdout?.resume();
       child.stderr?.resume();
-      resolve(child);
+      resolve({ child, home });
     };
     const onExit = (code: number | null) => fail(`anvil exited with ${code}: ${output.trim().slice(-500)}`);
     child.stdout?.on('data', onStdout);
@@ -184,7 +202,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = opts.port ?? (await freePort());
     try {
-      const child = await spawnAnvil(opts, port, bin);
+      const { child, home } = await spawnAnvil(opts, port, bin);
       running.add(child);
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       // Resolved spawns have no exit listener left; this one keeps `running` accurate.
@@ -194,6 +212,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
         chainId: opts.chainId,
         port,
         pgid: child.pid as number,
+        home,
         async stop() {
           // EOF on the watcher's pipe: it sends anvil SIGTERM, and the wrapper exits with it.
           if (child.exitCode === null && child.signalCode === null) child.stdin?.end();

@@ -5,7 +5,7 @@
  * parent's process group, so a terminal's Ctrl-C reaches only the parent.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -37,7 +37,7 @@ describe('anvil child processes', () => {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
-    const nodes = await new Promise<{ pgid: number; rpcUrl: string }[]>((resolve, reject) => {
+    const nodes = await new Promise<{ pgid: number; rpcUrl: string; home: string }[]>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         out += d;
         if (out.includes('\n')) resolve(JSON.parse(out));
@@ -59,7 +59,11 @@ describe('anvil child processes', () => {
       await exited;
       await vi.waitFor(
         () => {
-          for (const n of nodes) expect(groupMembers(n.pgid), `group ${n.pgid}`).toEqual([]);
+          for (const n of nodes) {
+            expect(groupMembers(n.pgid), `group ${n.pgid}`).toEqual([]);
+            // The wrapper removes the node's HOME (anvil's on-disk states) once anvil is gone.
+            expect(existsSync(n.home), n.home).toBe(false);
+          }
         },
         { timeout: 5_000, interval: 100 },
       );

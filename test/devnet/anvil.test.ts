@@ -1,4 +1,6 @@
 /** startAnvil on real anvil binaries: free ports, chain ids, an explicit port, and stop(). */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +26,22 @@ describe('startAnvil', () => {
     await expect(
       createPublicClient({ transport: http(a.rpcUrl, { retryCount: 0 }) }).getChainId(),
     ).rejects.toThrow();
+  });
+
+  it('keeps the states anvil moves out of memory in a HOME of the node, gone once it stops', async () => {
+    const node = await startAnvil({ chainId: 31337 });
+    const states = join(node.home, '.foundry', 'anvil', 'tmp');
+    try {
+      // Enough blocks that anvil writes older states to disk.
+      await createPublicClient({ transport: http(node.rpcUrl) }).request({
+        method: 'anvil_mine' as never,
+        params: ['0x7d0'] as never,
+      });
+      expect(readdirSync(states).length).toBeGreaterThan(0);
+    } finally {
+      await node.stop();
+    }
+    expect(existsSync(node.home)).toBe(false);
   });
 
   it('uses an explicit port, and fails clearly when it is taken', async () => {

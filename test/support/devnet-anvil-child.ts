@@ -6,5 +6,7 @@
 import { startAnvil } from '../../devnet/anvil.ts';
 
 const nodes = await Promise.all([startAnvil({ chainId: 31337 }), startAnvil({ chainId: 31338 })]);
-process.stdout.write(`${JSON.stringify(nodes.map((n) => ({ pgid: n.pgid, rpcUrl: n.rpcUrl })))}\n`);
+process.stdout.write(
+  `${JSON.stringify(nodes.map((n) => ({ pgid: n.pgid, rpcUrl: n.rpcUrl, home: n.home })))}\n`,
+);
 setInterval(() => {}, 60_000);
