@@ -1,50 +1,38 @@
-/**
- * On anvil with the devnet's NestHubAccountant (vault 2's accountant): the ingester's
- * `getAccountantState()` decoding (ingest/evm/accountant.ts) against the contract read
- * through the devnet's own ABI, and what the ingester publishes for a hub vault over
- * three rate updates: the rates (the net rate the contract emits), the fees accrued by
- * each update (management, and performance above the high-water mark, as MANAGEMENT
- * records: the rise of `feesOwedInBase`), and an ACCOUNTANT snapshot with the state's
- * exchange rate. The expected fees are this test's own arithmetic of the contract's
- * formula (1e6 = 100%, time since the last update, shares = min(supply, supply at the
- * last update)).
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Abi, createPublicClient, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
-import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
+import { anvilAccount } from '../../devnet/anvil.ts';
 import { defaultVaultSpec, deployVaultSystem } from '../../devnet/deploy.ts';
 import { accountantStateCall, decodeAccountantState } from '../../ingest/evm/accountant.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { anvilRpc, liveEvents, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
+import {
+  anvilRpc,
+  liveEvents,
+  localChain,
+  openBus,
+  readFamily,
+  sendTx,
+  usdcVault,
+  useAnvilNode,
+} from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const lc = (a: string) => a.toLowerCase();
 const ONE = 1_000_000n;
 const YEAR = 365n * 86_400n;
-let node: AnvilNode;
-const root = mkdtempSync(join(tmpdir(), 'vs-evm-hub-'));
-
-beforeAll(async () => {
-  node = await startAnvil({ chainId: 31337 });
-}, 60_000);
-afterAll(async () => {
-  await node?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const chain = useAnvilNode('vs-evm-hub-');
+const { root } = chain;
 
 describe('Nest hub accountant on anvil', () => {
   it('decodes getAccountantState and publishes the net rates and the accrued fees of each update', async () => {
-    const pub = createPublicClient({ transport: http(node.rpcUrl) });
+    const pub = createPublicClient({ transport: http(chain.node.rpcUrl) });
     const spec = defaultVaultSpec(2);
     expect(spec.accountant).toBe('hub');
-    const d = await deployVaultSystem(node.rpcUrl, { vaults: [spec] });
+    const d = await deployVaultSystem(chain.node.rpcUrl, { vaults: [spec] });
     const [v] = d.vaults;
     const state = () =>
       pub.readContract({
@@ -77,10 +65,10 @@ describe('Nest hub accountant on anvil', () => {
       [1_010n, 5_200_000_000_000n],
       [998n, 4_900_000_000_000n],
     ] as const) {
-      await anvilRpc(node.rpcUrl, 'evm_increaseTime', [3 * 86_400]);
+      await anvilRpc(chain.node.rpcUrl, 'evm_increaseTime', [3 * 86_400]);
       gross = (gross * step) / 1_000n;
       const r = await sendTx(
-        node.rpcUrl,
+        chain.node.rpcUrl,
         deployer,
         v.accountant,
         dv.nestHubAccountantAbi as Abi,
@@ -109,7 +97,7 @@ describe('Nest hub accountant on anvil', () => {
 
     const config = parseConfig({
       dataDir: root,
-      chains: [localChain({ name: 'devnet', rpcUrls: [node.rpcUrl], confirmations: 0, startBlock })],
+      chains: [localChain({ name: 'devnet', rpcUrls: [chain.node.rpcUrl], confirmations: 0, startBlock })],
       vaults: [
         {
           ...usdcVault({ slug: 'hub', name: 'hub', ...v, teller: v.tellerVeda, usdc: d.asset }),

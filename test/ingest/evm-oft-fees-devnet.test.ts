@@ -1,44 +1,36 @@
-/**
- * On anvil with the devnet contracts: NestVault deposit fees under a setting made
- * before the ingester's start block and one changed inside its range, each checked
- * against the vault's own `claimableFees(1)` rise; and the bridge activity of the
- * separate share OFT adapter, checked against its events decoded with the devnet ABI.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Abi, createPublicClient, type Hex, http, maxUint256, parseEventLogs } from 'viem';
 import type { Account } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
-import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
+import { anvilAccount } from '../../devnet/anvil.ts';
 import { deployVaultSystem } from '../../devnet/deploy.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { liveEvents, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
+import {
+  liveEvents,
+  localChain,
+  openBus,
+  readFamily,
+  sendTx,
+  usdcVault,
+  useAnvilNode,
+} from './evm-support.ts';
 
 const deployer = anvilAccount(0);
 const alice = anvilAccount(1);
 const lc = (a: string) => a.toLowerCase();
-let node: AnvilNode;
-const root = mkdtempSync(join(tmpdir(), 'vs-evm-oft-fees-'));
-
-beforeAll(async () => {
-  node = await startAnvil({ chainId: 31337 });
-}, 60_000);
-afterAll(async () => {
-  await node?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const chain = useAnvilNode('vs-evm-oft-fees-');
+const { root } = chain;
 
 describe('EVM deposit fees and OFT adapter on the devnet', () => {
   it('publishes each NestVault deposit fee exactly and the adapter bridges as activity', async () => {
-    const pub = createPublicClient({ transport: http(node.rpcUrl) });
+    const pub = createPublicClient({ transport: http(chain.node.rpcUrl) });
     const send = (who: Account, address: Hex, abi: Abi, functionName: string, args: unknown[]) =>
-      sendTx(node.rpcUrl, who, address, abi, functionName, args);
-    const d = await deployVaultSystem(node.rpcUrl, { vaults: 1 });
+      sendTx(chain.node.rpcUrl, who, address, abi, functionName, args);
+    const d = await deployVaultSystem(chain.node.rpcUrl, { vaults: 1 });
     const [v] = d.vaults;
     const claimable = () =>
       pub.readContract({
@@ -75,7 +67,7 @@ describe('EVM deposit fees and OFT adapter on the devnet', () => {
 
     const config = parseConfig({
       dataDir: root,
-      chains: [localChain({ name: 'devnet', rpcUrls: [node.rpcUrl], confirmations: 0, startBlock })],
+      chains: [localChain({ name: 'devnet', rpcUrls: [chain.node.rpcUrl], confirmations: 0, startBlock })],
       vaults: [
         {
           ...usdcVault({ slug: 'v0', name: 'v0', ...v, teller: v.tellerVeda, usdc: d.asset }),

@@ -137,20 +137,14 @@ export function untilCaughtUp(ingest: EvmIngest, head: number, ms: number, what:
 export const eventId = (r: Record<string, unknown>) => `${r.blockHash}:${r.logIndex}`;
 
 /**
- * Registers the suite's anvil node (chain 31337) with the test Emitter deployed and a
- * temporary directory named after `prefix`, both gone after the suite.
+ * Registers the suite's anvil node (chain 31337) and a temporary directory named after
+ * `prefix`, both gone after the suite.
  */
-export function useEmitterNode(prefix: string): {
-  readonly node: AnvilNode;
-  readonly emitter: Hex;
-  root: string;
-} {
+export function useAnvilNode(prefix: string): { readonly node: AnvilNode; root: string } {
   const root = mkdtempSync(join(tmpdir(), prefix));
   let node: AnvilNode | undefined;
-  let emitter: Hex | undefined;
   beforeAll(async () => {
     node = await startAnvil({ chainId: 31337 });
-    emitter = await deployEmitter(node.rpcUrl);
   }, 60_000);
   afterAll(async () => {
     await node?.stop();
@@ -161,6 +155,25 @@ export function useEmitterNode(prefix: string): {
     get node() {
       if (!node) throw new Error('the anvil node is used before beforeAll started it');
       return node;
+    },
+  };
+}
+
+/** useAnvilNode with the test Emitter deployed on the node. */
+export function useEmitterNode(prefix: string): {
+  readonly node: AnvilNode;
+  readonly emitter: Hex;
+  root: string;
+} {
+  const chain = useAnvilNode(prefix);
+  let emitter: Hex | undefined;
+  beforeAll(async () => {
+    emitter = await deployEmitter(chain.node.rpcUrl);
+  }, 60_000);
+  return {
+    root: chain.root,
+    get node() {
+      return chain.node;
     },
     get emitter() {
       if (!emitter) throw new Error('the emitter is used before beforeAll deployed it');

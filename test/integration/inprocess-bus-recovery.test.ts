@@ -94,6 +94,26 @@ const damage = (g: Got) =>
 
 const strip = (v: string) => v.split('-')[0];
 
+/**
+ * A fresh bus log of `count` records under one key, damaged by `edit` (given the log's bytes and
+ * each record's start) while the bus is closed; returns the reopened bus and the record starts.
+ */
+async function damagedLog(
+  count: number,
+  edit: (buf: Buffer, starts: number[]) => void,
+): Promise<{ bus: InProcessBus; starts: number[]; size: number }> {
+  const dir = freshDir();
+  const first = await open(dir);
+  await first.publish('t', oneKey(count));
+  await first.close();
+  const log = first.logPath('t', partitionFor('k', 4));
+  const starts = recordStarts(log);
+  const buf = readFileSync(log);
+  edit(buf, starts);
+  writeFileSync(log, buf);
+  return { bus: await open(dir), starts, size: buf.length };
+}
+
 describe('in-process bus: torn tails', () => {
   for (const [name, cut] of [
     ['inside the value', (_start: number, size: number) => size - 5],
@@ -147,17 +167,9 @@ describe('in-process bus: torn tails', () => {
 
 describe('in-process bus: corrupt records', () => {
   it('skips a record with a bad CRC in the middle, delivers every later record, and says so', async () => {
-    const dir = freshDir();
-    let bus = await open(dir);
-    await bus.publish('t', oneKey(10));
-    await bus.close();
-    const log = bus.logPath('t', partitionFor('k', 4));
-    const starts = recordStarts(log);
-    const buf = readFileSync(log);
-    buf[starts[4] + 20] ^= 0xff; // a value byte of the fifth record
-    writeFileSync(log, buf);
-
-    bus = await open(dir);
+    const { bus, starts } = await damagedLog(10, (buf, at) => {
+      buf[at[4] + 20] ^= 0xff; // a value byte of the fifth record
+    });
     const got = await consume(bus, 'g', ['t']);
     expect(got.values.map(strip)).toEqual(['v0', 'v1', 'v2', 'v3', 'v5', 'v6', 'v7', 'v8', 'v9']);
     const [d] = damage(got);
@@ -170,16 +182,7 @@ describe('in-process bus: corrupt records', () => {
   });
 
   it('skips an impossible length field in the middle (a huge length does not allocate or crash)', async () => {
-    const dir = freshDir();
-    let bus = await open(dir);
-    await bus.publish('t', oneKey(6));
-    await bus.close();
-    const log = bus.logPath('t', partitionFor('k', 4));
-    const starts = recordStarts(log);
-    const buf = readFileSync(log);
-    buf.writeUInt32BE(0xfffffff0, starts[2]);
-    writeFileSync(log, buf);
-    bus = await open(dir);
+    const { bus, starts } = await damagedLog(6, (buf, at) => buf.writeUInt32BE(0xfffffff0, at[2]));
     const got = await consume(bus, 'g', ['t']);
     expect(got.values.map(strip)).toEqual(['v0', 'v1', 'v3', 'v4', 'v5']);
     expect(damage(got)).toEqual([
@@ -189,17 +192,9 @@ describe('in-process bus: corrupt records', () => {
   });
 
   it('stops at a bad CRC in the last record with an error, drains, and resumes after it once more records come', async () => {
-    const dir = freshDir();
-    let bus = await open(dir);
-    await bus.publish('t', oneKey(5));
-    await bus.close();
-    const log = bus.logPath('t', partitionFor('k', 4));
-    const starts = recordStarts(log);
-    const buf = readFileSync(log);
-    buf[buf.length - 1] ^= 0x01;
-    writeFileSync(log, buf);
-
-    bus = await open(dir);
+    const { bus, starts, size } = await damagedLog(5, (buf) => {
+      buf[buf.length - 1] ^= 0x01;
+    });
     const got = await consume(bus, 'g', ['t']);
     expect(got.values.map(strip)).toEqual(['v0', 'v1', 'v2', 'v3']);
     const [d] = damage(got);
@@ -210,7 +205,7 @@ describe('in-process bus: corrupt records', () => {
     await bus.publish('t', oneKey(2, 'w'));
     const more = await consume(bus, 'g', ['t']);
     expect(more.values.map(strip)).toEqual(['w0', 'w1']);
-    expect(damage(more)).toEqual([expect.objectContaining({ from: starts[4], to: buf.length })]);
+    expect(damage(more)).toEqual([expect.objectContaining({ from: starts[4], to: size })]);
     await bus.close();
   });
 });

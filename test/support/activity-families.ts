@@ -2,7 +2,7 @@
  * The activity scenario's redemption requests, activity, role updates and fees
  * (test/support/activity-scenario.ts builds the vaults and transfers and calls these).
  */
-import { ACTIVITY_KINDS } from '../../schemas/families.ts';
+import { ACTIVITY_KINDS, FEE_KINDS } from '../../schemas/families.ts';
 import type { FeeRecord, RedemptionRecord } from '../../schemas/records.ts';
 import { type ActivityScenario, NOW } from './activity-model.ts';
 import { type ChainFields, DAY, EVM_ZERO, hex } from './events.ts';
@@ -174,14 +174,7 @@ export function rolesOf(s: ActivityScenario, at: At, push: Push): void {
 
 /** Fees of every kind on alpha and beta over the last ~14 months, one retracted. */
 export function feesOf(s: ActivityScenario, at: At, push: Push): void {
-  const kinds = [
-    'MANAGEMENT',
-    'PERFORMANCE',
-    'INSTANT_REDEMPTION',
-    'DEPOSIT',
-    'REDEMPTION',
-    'CLAIMED',
-  ] as const;
+  const kinds = FEE_KINDS;
   const prices = ['1', '0.9998', '1.0001', '2000.5'];
   let n = 0;
   for (const slug of ['alpha', 'beta'])
