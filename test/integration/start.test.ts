@@ -4,7 +4,7 @@
  * endpoints answer; SIGTERM drains and exits cleanly, releasing the data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -12,36 +12,43 @@ import { ROOT } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-start-'));
 let child: ChildProcess | undefined;
+const others: ChildProcess[] = [];
 afterAll(() => {
   child?.kill('SIGKILL');
+  for (const c of others) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
+
+const ENV = {
+  API_PORT: '0',
+  VAULTSTREAM__sql__http__port: '0',
+  LOG_LEVEL: 'info',
+  // The configured registry only: the devnet run is test/e2e/devnet.test.ts.
+  VAULTSTREAM__devnet__enabled: 'false',
+};
+
+/** The API's address, once the process has logged it on stderr. */
+function apiUrl(log: () => string): Promise<string> {
+  return vi.waitFor(
+    () => {
+      const m = /"url":"(http:\/\/[^"]+)"/.exec(log());
+      if (!m) throw new Error(`no API url on stderr yet: ${log().slice(-3000)}`);
+      return m[1];
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}
 
 describe('vaultstream start (embedded)', () => {
   it('serves /livez, /readyz, /metrics and /status with the registry stored, then drains on SIGTERM', async () => {
     child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        VAULTSTREAM_DATA_DIR: join(dir, 'data'),
-        API_PORT: '0',
-        VAULTSTREAM__sql__http__port: '0',
-        LOG_LEVEL: 'info',
-        // The configured registry only: the devnet run is test/e2e/devnet.test.ts.
-        VAULTSTREAM__devnet__enabled: 'false',
-      },
+      env: { ...process.env, ...ENV, VAULTSTREAM_DATA_DIR: join(dir, 'data') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
     child.stderr!.on('data', (d) => (log += d));
-    const url = await vi.waitFor(
-      () => {
-        const m = /"url":"(http:\/\/[^"]+)"/.exec(log);
-        if (!m) throw new Error(`no API url on stderr yet: ${log.slice(-3000)}`);
-        return m[1];
-      },
-      { timeout: 30_000, interval: 200 },
-    );
+    const url = await apiUrl(() => log);
     expect((await fetch(`${url}/livez`)).status).toBe(200);
     expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', reasons: [] });
     const status = await vi.waitFor(
@@ -79,5 +86,39 @@ describe('vaultstream start (embedded)', () => {
     expect(await exited).toBe(0);
     expect(log).toMatch(/"msg":"stopped"/);
     expect(existsSync(join(dir, 'data', 'owner.pid'))).toBe(false);
+  });
+
+  it('restarts right after a SIGKILL: the killed owner, still a zombie, does not hold the data directory', async () => {
+    const data = join(dir, 'killed');
+    // The shell starts vaultstream and then becomes a sleep that never reaps it, so the
+    // SIGKILLed process stays a zombie (as it does while a slow parent has not waited for it).
+    const parent = spawn('sh', ['-c', `"${process.execPath}" bin/vaultstream.mjs start & exec sleep 120`], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV, VAULTSTREAM_DATA_DIR: data },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    others.push(parent);
+    let first = '';
+    parent.stderr!.on('data', (d) => (first += d));
+    await apiUrl(() => first);
+    const pid = Number(readFileSync(join(data, 'owner.pid'), 'utf8').split(' ')[0]);
+    process.kill(pid, 'SIGKILL');
+    await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /));
+    const second = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV, VAULTSTREAM_DATA_DIR: data },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    others.push(second);
+    let log = '';
+    second.stderr!.on('data', (d) => (log += d));
+    second.on('exit', (code) => (log += `\nexited ${code}`));
+    const url = await apiUrl(() => log);
+    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready' });
+    expect(readFileSync(join(data, 'owner.pid'), 'utf8').split(' ')[0]).toBe(String(second.pid));
+    expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'the first is still a zombie').toMatch(/\) Z /);
+    const exited = new Promise<number | null>((r) => second.on('exit', (code) => r(code)));
+    second.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });
