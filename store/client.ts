@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
 import { processFilesDir } from '../core/lock.ts';
+import { clearLeftOutput } from './chdb-output.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface RawQueryOptions {
@@ -167,6 +168,8 @@ export async function createStore(cfg: Config): Promise<Store> {
   let rawInsert: Store['insertTsv'] | undefined;
   /** chDB's own query call: bytes in the statement's FORMAT, cancellable. */
   let rawQuery: Store['queryRaw'] | undefined;
+  /** chDB: empties what a failed call left in the session (see store/chdb-output.ts). */
+  let clearSession: (() => Promise<unknown>) | undefined;
   if (cfg.store.url) {
     kind = 'server';
     client = createClient({
@@ -215,37 +218,69 @@ export async function createStore(cfg: Config): Promise<Store> {
         await unlink(file).catch(() => undefined);
       }
     };
+    const rawRun = async (
+      sql: string,
+      format: string,
+      signal: AbortSignal | undefined,
+      stream: boolean | undefined,
+      t0: number,
+    ): Promise<RawResult> => {
+      if (!signal || !stream) {
+        const res = await connection.chdb.queryAsync(sql, { format });
+        const bytes = res.bytes();
+        return {
+          bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          rowsRead: res.rowsRead,
+          bytesRead: res.bytesRead,
+          elapsedMs: performance.now() - t0,
+        };
+      }
+      // Cancellable: chDB's single-shot call cannot be interrupted (its C ABI has no interrupt;
+      // an aborted call returns early while the engine goes on), but a stream is cancelled
+      // between blocks, and the lock is held until the engine has really stopped.
+      const chunks: Buffer[] = [];
+      for await (const chunk of connection.chdb.queryStream(sql, { format, signal })) {
+        const raw = chunk.raw();
+        chunks.push(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+      }
+      signal.throwIfAborted();
+      return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedMs: performance.now() - t0 };
+    };
     rawQuery = async (sql, { format = 'TabSeparated', signal, database: db, stream } = {}) => {
       const t0 = performance.now();
       try {
         if (db) await connection.chdb.queryAsync(`USE ${identifier(db)}`);
-        if (!signal || !stream) {
-          const res = await connection.chdb.queryAsync(sql, { format });
-          const bytes = res.bytes();
-          return {
-            bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-            rowsRead: res.rowsRead,
-            bytesRead: res.bytesRead,
-            elapsedMs: performance.now() - t0,
-          };
-        }
-        // Cancellable: chDB's single-shot call cannot be interrupted (its C ABI has no interrupt;
-        // an aborted call returns early while the engine goes on), but a stream is cancelled
-        // between blocks, and the lock is held until the engine has really stopped.
-        const chunks: Buffer[] = [];
-        for await (const chunk of connection.chdb.queryStream(sql, { format, signal })) {
-          const raw = chunk.raw();
-          chunks.push(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
-        }
-        signal.throwIfAborted();
-        return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedMs: performance.now() - t0 };
+        return await rawRun(sql, format, signal, stream, t0);
       } catch (err) {
         throw clickhouseError(err);
+      } finally {
+        // The session's database is the service's state, not the caller's: back to the default.
+        if (db) await connection.chdb.queryAsync('USE default');
       }
     };
+    clearSession = () => clearLeftOutput(connection.chdb);
     serial = new Serial();
   }
-  const run = <T>(fn: () => Promise<T>, background = false) => (serial ? serial.run(fn, background) : fn());
+  /** Set when the session could not be cleared after a failure: nothing may read it any more. */
+  let broken: unknown;
+  const run = <T>(fn: () => Promise<T>, background = false): Promise<T> => {
+    if (!serial) return fn();
+    return serial.run(async () => {
+      if (broken) throw broken;
+      try {
+        return await fn();
+      } catch (err) {
+        // In the same turn of the lock: no other query may read what this one left behind.
+        try {
+          await clearSession?.();
+        } catch (clearErr) {
+          broken = clearErr;
+          throw clearErr;
+        }
+        throw err;
+      }
+    }, background);
+  };
   const insertTsv: Store['insertTsv'] = (table, columns, tsv, settings) =>
     run(async () => {
       if (tsv.length === 0) return;

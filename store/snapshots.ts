@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { VaultstreamError } from '../core/errors.ts';
 import type { Store } from './client.ts';
+import { expectRows, isUInt } from './row-shape.ts';
 
 /** Name prefixes of snapshot tables (docs/views.md: internal tables). */
 export const SNAPSHOT_PREFIXES = ['token_holders_snapshot_'] as const;
@@ -88,7 +89,8 @@ export async function createSnapshot(store: Store, spec: SnapshotSpec): Promise<
   try {
     // Through `query`, which binds parameters (`command` does not); it returns no rows.
     await store.query(`INSERT INTO ${table} ${spec.select} ${settingsClause(spec.settings)}`, spec.params);
-    const [{ n }] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
+    const counted = await store.query<{ n: string }>(`SELECT count() AS n FROM ${table}`);
+    const [{ n }] = expectRows(`rows of ${table}`, counted, { n: isUInt });
     return { table, name, rows: Number(n), drop };
   } catch (err) {
     await drop().catch(() => undefined);
@@ -121,6 +123,9 @@ export async function dropStaleSnapshots(
       age: opts.olderThanSeconds ?? 3600,
     },
   );
+  expectRows('stale snapshots', stale, {
+    name: (v) => typeof v === 'string' && /^\w+$/.test(v) && SWEPT_PREFIXES.some((p) => v.startsWith(p)),
+  });
   for (const { name } of stale) await store.command(`DROP TABLE IF EXISTS ${store.database}.${name} SYNC`);
   return stale.map((s) => s.name);
 }

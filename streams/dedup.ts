@@ -6,8 +6,11 @@
  * so the sums count every event once, whatever was delivered twice.
  */
 import type { Store } from '../store/client.ts';
+import { expectRows, isFlag } from '../store/row-shape.ts';
 
 const SAFE = /^[0-9A-Za-z:-]+$/;
+/** `chainId:blockHash:logIndex` (schemas/columns.ts eventId). */
+const EVENT_ID = /^\d+:[0-9A-Za-z]+:\d+$/;
 
 /** Block range of a batch's events on one (vault, chain). */
 export interface KeyRange {
@@ -66,6 +69,13 @@ export async function currentStates(
       `WHERE (vault, chain_id) IN (${pairs}) AND block_number BETWEEN ${Math.trunc(from)} AND ${Math.trunc(to)} ` +
       'GROUP BY event_id',
   );
+  // A state that is not an id of the chains asked about cannot be this lookup's: acting on it
+  // would drop or retract real events (see store/row-shape.ts).
+  const chains = new Set(safe.map((r) => String(Math.trunc(r.chainId))));
+  expectRows(`stored states of ${table}`, rows, {
+    event_id: (v) => typeof v === 'string' && EVENT_ID.test(v) && chains.has(v.slice(0, v.indexOf(':'))),
+    removed: isFlag,
+  });
   for (const r of rows) states.set(r.event_id, Number(r.removed) === 0);
   return states;
 }

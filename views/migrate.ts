@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
+import { expectRows, isHex, isUInt } from '../store/row-shape.ts';
 import { type RenderTarget, renderStatements } from './render.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -61,10 +62,12 @@ export async function migrate(
       `COMMENT 'Migrations applied by vaultstream migrate'`,
   );
   const done = new Map(
-    (
+    expectRows(
+      'applied migrations',
       await store.query<{ version: number; checksum: string }>(
         `SELECT version, argMax(checksum, applied_at) AS checksum FROM ${db}.schema_migrations GROUP BY version`,
-      )
+      ),
+      { version: isUInt, checksum: isHex },
     ).map((r) => [Number(r.version), r.checksum]),
   );
   const result: MigrateResult = { applied: [], skipped: [] };
