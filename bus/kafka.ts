@@ -1,7 +1,8 @@
 /**
  * The Kafka implementation of the bus contract (bus/types.ts), on kafkajs.
  * Producer: acks=-1, murmur2 key partitioning (same as `partitionFor`), no compression,
- * sends chunked below the broker's message size limit. Consumer: one kafkajs consumer per
+ * sends chunked below the broker's message size limit. Topics are created on first use with the
+ * configured partition count (KafkaBus.ensureTopics). Consumer: one kafkajs consumer per
  * subscription (bus/kafka-subscription.ts), accumulating each partition's messages across fetches
  * into batches, offsets committed explicitly after the handler resolves.
  */
@@ -126,7 +127,7 @@ export class KafkaBus implements Bus {
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
-    await this.checkTopic(topic);
+    await this.ensureTopics([topic]);
     for (const chunk of chunkBySize(messages, this.maxRequestBytes)) {
       try {
         await this.producer.send({
@@ -141,22 +142,45 @@ export class KafkaBus implements Bus {
     }
   }
 
-  private async checkTopic(topic: string): Promise<void> {
-    if (this.checkedTopics.has(topic)) return;
-    let count: number;
+  /**
+   * Creates the topics that do not exist yet (CreateTopics, `partitions` partitions, replication
+   * factor min(3, brokers)), so a fresh cluster needs no setup step: the admin client never
+   * auto-creates, and a broker's own auto-creation would use its `num.partitions` (1 by default).
+   * A topic someone else created, also in a race, is used as it is; one with another partition
+   * count is refused (CONFIG_INVALID), as the keys' partitions would not match `partitionFor`.
+   */
+  private async ensureTopics(topics: string[]): Promise<void> {
+    const unchecked = topics.filter((t) => !this.checkedTopics.has(t));
+    if (unchecked.length === 0) return;
+    let counts: Map<string, number>;
     try {
-      const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
-      count = topics[0]?.partitions.length ?? 0;
+      const existing = new Set(await this.admin.listTopics());
+      const missing = unchecked.filter((t) => !existing.has(t));
+      if (missing.length > 0) {
+        const { brokers } = await this.admin.describeCluster();
+        const replicationFactor = Math.min(3, brokers.length);
+        const created = await this.admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor })),
+        });
+        if (created)
+          this.logger.info({ topics: missing, partitions: this.partitions }, 'created kafka topics');
+      }
+      const { topics: meta } = await this.admin.fetchTopicMetadata({ topics: unchecked });
+      counts = new Map(meta.map((t) => [t.name, t.partitions.length]));
     } catch (err) {
-      throw busError(`metadata for ${topic}`, err);
+      throw busError(`topics ${unchecked.join(', ')}`, err);
     }
-    if (count !== this.partitions) {
-      throw new VaultstreamError(
-        'CONFIG_INVALID',
-        `topic ${topic} has ${count} partitions, the bus is configured for ${this.partitions}`,
-      );
+    for (const topic of unchecked) {
+      const count = counts.get(topic) ?? 0;
+      if (count !== this.partitions) {
+        throw new VaultstreamError(
+          'CONFIG_INVALID',
+          `topic ${topic} has ${count} partitions, the bus is configured for ${this.partitions}`,
+        );
+      }
+      this.checkedTopics.add(topic);
     }
-    this.checkedTopics.add(topic);
   }
 
   /** Starts a consumer in `opts.groupId`; resolves once it has joined the group. */
@@ -165,6 +189,7 @@ export class KafkaBus implements Bus {
       throw new VaultstreamError('BAD_INPUT', 'subscribe needs at least one topic and maxBatchSize >= 1');
     }
     await this.connect();
+    await this.ensureTopics(opts.topics);
     const consumer = this.kafka.consumer({
       groupId: opts.groupId,
       // The broker's long poll when there is nothing to fetch; capped so that an idle partition's

@@ -90,6 +90,16 @@ ensure_node_modules() {
 ensure_apt_packages
 ensure_node_modules
 
+# ---- Kafka broker jars --------------------------------------------------------------------------
+# Apache Kafka 3.9.1 from Maven Central (scripts/install-kafka.sh; cached, a few ms once done) for
+# the real-broker suites (test/integration/kafka-real*.test.ts); without java or mvn they skip by name.
+section "kafka broker: scripts/install-kafka.sh"
+if kafka_home="$(bash scripts/install-kafka.sh)"; then
+  echo "Kafka broker jars in $kafka_home/lib"
+else
+  warn "could not install the Kafka broker jars; the real-broker suites will skip themselves"
+fi
+
 # ---- 3. compiled CLI ----------------------------------------------------------------------------
 build=ok
 section "build: scripts/build.mjs --if-stale"
