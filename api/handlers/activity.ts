@@ -22,6 +22,7 @@ import type { HandlerMap } from './types.ts';
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
 
 export const activityHandlers: HandlerMap = {
+  // SQL: views/plain/transactions.sql (api/read/activity-transactions.ts), chain_watermarks.sql.
   'GET /vaults/recent-transactions': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(recentTransactionsQuery, ctx);
     await kit.respond(ctx, async () => {
@@ -39,6 +40,8 @@ export const activityHandlers: HandlerMap = {
     });
   },
 
+  // SQL: views/plain/redemption_requests.sql, transfers.sql
+  // (api/read/activity-failed-redemptions.ts), chain_watermarks.sql.
   'GET /vaults/{slug}/failed-redemptions': async (ctx, { store, kit, clock }) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(makeFailedRedemptionsQuery(clock), ctx);
@@ -52,6 +55,7 @@ export const activityHandlers: HandlerMap = {
     });
   },
 
+  // SQL: views/plain/role_updates.sql (api/read/activity-roles.ts), chain_watermarks.sql.
   'GET /vaults/{slug}/roles-assignments': async (ctx, { store, kit }) => {
     const { slug } = parsePath(slugPath, ctx);
     parseQuery(rolesAssignmentsQuery, ctx);

@@ -88,6 +88,7 @@ function rpcFailure(err: unknown, chainId: number, what: string): ApiError {
 }
 
 export const buildtxHandlers: HandlerMap = {
+  // SQL: none: the chain (isOperator, eth_call).
   'POST /auto-claim/build-tx': async (ctx, deps) => {
     const body = parseBody(buildTxBody, ctx);
     const budgetMs = deps.config.api.buildTx.timeoutMs;

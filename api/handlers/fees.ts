@@ -13,6 +13,8 @@ import type { HandlerMap } from './types.ts';
 const MAX_DAYS = 3700;
 
 export const feesHandlers: HandlerMap = {
+  // SQL: views/plain/fees_daily.sql (api/read/fees-daily.ts; docs/queries/api-fees.sql),
+  // chain_watermarks.sql.
   'GET /vaults/fees': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(makeFeesQuery(clock), ctx);
     if ((Date.parse(q.endDate) - Date.parse(q.startDate)) / 86_400_000 + 1 > MAX_DAYS)

@@ -14,6 +14,11 @@ import { loadContexts } from '../read/vault-context.ts';
 import type { HandlerMap } from './types.ts';
 
 export const historyHandlers: HandlerMap = {
+  // SQL: the vault context: views/plain/nav_apy_daily.sql, vault_price_daily.sql,
+  // vault_liquidity_daily.sql, composition_apy_daily.sql, composition_daily.sql,
+  // vault_settlement.sql, vault_price_current.sql, chain_watermarks.sql and snapshots_raw
+  // (api/read/vault-data.ts, prices.ts); docs/queries/api-performance-history.sql,
+  // api-performance-assets.sql.
   'GET /vaults/{slug}/performance-history': async (ctx, deps) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(performanceHistoryQuery, ctx);
@@ -26,6 +31,8 @@ export const historyHandlers: HandlerMap = {
     });
   },
 
+  // SQL: the vault context as above, and views/plain/source_errors.sql (api/read/history-apy.ts;
+  // docs/queries/api-apy-history.sql).
   'GET /vaults/apy-history': async (ctx, deps) => {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {

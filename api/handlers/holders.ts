@@ -67,6 +67,8 @@ export function tokenHolderSnapshotsOf(
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
 
 export const holdersHandlers: HandlerMap = {
+  // SQL: views/plain/token_holder_values.sql (api/read/holders-token-holders.ts;
+  // docs/queries/api-token-holders.sql).
   'GET /token-holders': async (ctx, deps) => {
     parseQuery(noQuery, ctx);
     // A failed build answers the 500 `{ error, code }` of the error handler; then the body
@@ -86,6 +88,8 @@ export const holdersHandlers: HandlerMap = {
     ctx.body = body;
   },
 
+  // SQL: views/plain/holder_values.sql, vault_holders.sql, transfers.sql (api/read/holders-top.ts;
+  // docs/queries/api-vault-holders.sql).
   'GET /vaults/holders': async (ctx, { store, kit }) => {
     const q = parseQuery(vaultsHoldersQuery, ctx);
     await kit.respond(ctx, async () => {
@@ -99,6 +103,8 @@ export const holdersHandlers: HandlerMap = {
     });
   },
 
+  // SQL: views/plain/holder_history_daily.sql (api/read/holders-history.ts;
+  // docs/queries/api-holders-history.sql).
   'GET /vaults/holders-history': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(vaultsHoldersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
@@ -111,6 +117,7 @@ export const holdersHandlers: HandlerMap = {
     });
   },
 
+  // SQL: views/plain/holder_history_daily.sql, as above.
   'GET /vaults/{slug}/holders-history': async (ctx, { store, kit, clock }) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(holdersHistoryQuery, ctx);

@@ -56,6 +56,7 @@ async function flowRows(signature: string, deps: HandlerDeps): Promise<MintStepS
 }
 
 export const mintHandlers: HandlerMap = {
+  // SQL: views/plain/mint_state.sql (api/read/mint-state.ts).
   'GET /solana/mint-status/{signature}': async (ctx, deps) => {
     const { signature } = parsePath(signaturePath, ctx);
     await deps.kit.respond(ctx, async () => ({

@@ -72,6 +72,11 @@ async function answerDetails(
 /** The handlers, reading live liquid balances through `live` when given, else from the configured chains. */
 export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
   return {
+    // SQL: views/plain/vault_registry.sql (api/read/registry.ts), the vault context:
+    // views/plain/nav_apy_daily.sql, vault_price_daily.sql, vault_liquidity_daily.sql,
+    // composition_apy_daily.sql, composition_daily.sql, vault_settlement.sql,
+    // vault_price_current.sql, chain_watermarks.sql and snapshots_raw (api/read/vault-data.ts,
+    // prices.ts), vault_holders.sql and transactions.sql (api/read/vault-flows.ts).
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
@@ -82,6 +87,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       });
     },
 
+    // SQL: as GET /vaults.
     'GET /vaults/{slug}': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
@@ -92,6 +98,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       });
     },
 
+    // SQL: as GET /vaults, plus views/plain/pending_redemptions.sql (api/read/vault-flows.ts;
+    // docs/queries/api-vault-numbers.sql).
     'GET /vaults/details': async (ctx, deps) => {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
@@ -106,6 +114,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       });
     },
 
+    // SQL: as GET /vaults.
     'GET /vaults/{slug}/details-lite': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);

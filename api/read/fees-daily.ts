@@ -1,7 +1,7 @@
 /**
  * GET /vaults/fees: six daily USD series per vault from `fees_daily` (exact 1e-18 USD
- * until output), every day of the range present, 0 on days without fees (DESIGN
- * section 8).
+ * until output), every day of the range present, 0 on days without fees
+ * (docs/architecture.md#units-and-formulas, Fees).
  */
 import type { Store } from '../../store/client.ts';
 import { toUnits } from './prices.ts';

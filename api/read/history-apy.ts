@@ -70,7 +70,7 @@ export function apyHistoryOf(
   const history = historyDays(ctx, range)
     .filter((day) => isSettled(ctx, day))
     .map((day) => {
-      // composition_apy_daily and nav_apy_daily (migration 008), looked up per settled day.
+      // composition_apy_daily and nav_apy_daily (views/plain), looked up per settled day.
       const composition = vaultDay(ctx, day)?.compositionApy ?? NULL_APY;
       return { day, apy: composition, compositionApy: composition, navApy: navApy(ctx, range.chainId, day) };
     });

@@ -3,7 +3,7 @@
  * some chains (`decimalsOverride`) and on Solana (`solana.decimals`). Balances from
  * different chains are put on one exact scale (10^-36 tokens) before they are summed or
  * compared, so nothing is rounded before output (the `holder_values` and
- * `token_holder_values` views of migration 013 use the same scale).
+ * `token_holder_values` views (views/plain) use the same scale).
  */
 import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { RegistryVault } from './registry.ts';

@@ -16,7 +16,7 @@
  *    data directory (store/snapshot-file.ts) that every request of the version streams,
  *    from the start, while later bands are still being encoded.
  *
- * The rows and their USD values are the `token_holder_values` view's (migration 013:
+ * The rows and their USD values are the `token_holder_values` view's (views/plain/token_holder_values.sql:
  * balances summed over the EVM chains on one exact scale, valued at the current share
  * price of `vault_share_usd_current`); this module only orders, encodes and reads them.
  */

@@ -4,7 +4,7 @@
  * last went from zero (or less) to positive, and `totalHolders` from `vault_holders`
  * (distinct addresses with a positive balance on any chain, docs/architecture.md, Endpoint semantics).
  * The balances, their decimals and the cross-chain ranking scale are the `holder_values`
- * view's (migration 013); `holderSince` is computed here for the 100 rows only, since a
+ * view's (views/plain/holder_values.sql); `holderSince` is computed here for the 100 rows only, since a
  * view of it for every holder would replay every transfer on each read.
  */
 import type { Store } from '../../store/client.ts';

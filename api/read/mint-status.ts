@@ -1,6 +1,6 @@
 /**
- * Builds the spec's MintStatus from the `mint_state` rows of one flow (DESIGN
- * section 8, "mint status"). Each step's fields are typed by the response schema
+ * Builds the spec's MintStatus from the `mint_state` rows of one flow
+ * (docs/architecture.md#endpoint-semantics, Mint status). Each step's fields are typed by the response schema
  * itself (`mintStatus` in api/http/responses.ts): numbers and booleans are parsed
  * from the stored strings, every `<x>Formatted` is `<x>` (Unix seconds) as ISO 8601
  * UTC, so the stored field names and the response stay one contract.

@@ -1,7 +1,7 @@
 /**
  * The current share price of each vault: the latest accountant rate on the primary
- * chain (98866) when that chain has one, else the latest rate on any chain (`vault_price_current`; DESIGN
- * section 8: `tokenPrice` is the accountant rate, decimal-adjusted, in the base asset).
+ * chain (98866) when that chain has one, else the latest rate on any chain (`vault_price_current`;
+ * docs/architecture.md#units-and-formulas: `tokenPrice` is the accountant rate, decimal-adjusted, in the base asset).
  */
 import type { Store } from '../../store/client.ts';
 

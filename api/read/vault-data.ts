@@ -1,5 +1,5 @@
 /**
- * The vault metrics and histories as the views of migration 008 compute them, read
+ * The vault metrics and histories as the plain views (views/plain) compute them, read
  * for a set of vaults up to `now` (the API clock, so time-relative answers are
  * testable): per UTC day the close price and navApy of every chain (`nav_apy_daily`),
  * the TVL and its 30-day change, the liquid funds, liquidFundsRange, the open

@@ -1,6 +1,6 @@
 /**
  * Per-day state of one vault (docs/architecture.md, Units and formulas) looked up in its series, which the
- * views compute (api/read/vault-data.ts, migration 008): the close price, TVL, navApy
+ * views compute (api/read/vault-data.ts, views/plain): the close price, TVL, navApy
  * and which days are settled. Lookups over `VaultContext`; no metric arithmetic here.
  */
 

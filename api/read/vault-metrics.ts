@@ -10,7 +10,7 @@
  * - `sec30d` / `apy`: navApy (`nav_apy_daily`) of the latest settled day on the price chain
  *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
  * - `liquidFunds`, `liquidFundsRange` and `shortfall`: the `vault_liquidity_daily` row of
- *   today (migration 013), except with `liveLiquidity=true` (see `liveLiquidE18`).
+ *   today (views/plain/vault_liquidity_daily.sql), except with `liveLiquidity=true` (see `liveLiquidE18`).
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
  * `baseAsset` and `roles` never reach a response.
  */

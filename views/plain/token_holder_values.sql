@@ -1,17 +1,12 @@
--- A faster form of token_holder_values (013), same columns, types, comments and values
--- (views-parity.test.ts; at 1M holders every row equal, the Float64s bit for bit). At 1M holders
--- (bench/token-holders.ts's data, one thread as the snapshot fills) the snapshot's SELECT took
--- 2.6-2.8 s on the 013 form and 1.4 s on this one; the grouping over balance_deltas is 0.36 s.
--- Most of the difference: ClickHouse lifts the expressions of a joined view above the join, so
--- vault_chain_decimals' share_decimals (a multiIf over the registry's JSON) and 10^(36 - decimals)
--- (a string parsed into an Int256) were evaluated once per holder row, not once per (vault,
--- chain). Here they are computed in a small GROUP BY subquery (an aggregation is a barrier the
--- expressions cannot be lifted through) that the holder rows join once; the token and the share's
--- USD value are joined per (vault, EVM|Solana) after the one grouping per holder, instead of
--- being carried through it as any() states. vault_chain_decimals and vault_share_usd_current are
--- kept in separate subqueries: joined to each other directly, chDB 26.7's analyzer at times
--- refuses the query ("Left and right columns have same names": both views have a subquery c).
-
+-- ClickHouse lifts the expressions of a joined view above the join, so vault_chain_decimals'
+-- share_decimals (a multiIf over the registry's JSON) and 10^(36 - decimals) would be evaluated
+-- once per holder row. Here they are computed in a small GROUP BY subquery (an aggregation is a
+-- barrier the expressions cannot be lifted through) that the holder rows join once; the token
+-- and the share's USD value are joined per (vault, EVM|Solana) after the one grouping per
+-- holder. vault_chain_decimals and vault_share_usd_current stay in separate subqueries: joined
+-- to each other directly, chDB's analyzer at times refuses the query ("Left and right columns
+-- have same names": both views have a subquery c). At 1M holders the snapshot's SELECT took
+-- 1.4 s in this form, 2.6-2.8 s before.
 CREATE OR REPLACE VIEW {{db}}.token_holder_values {{on_cluster}} (
   vault String COMMENT 'Vault slug',
   address String COMMENT 'Holder address',

@@ -1,92 +1,14 @@
--- Faster forms of three views, same columns, types, comments and values (views-parity.test.ts;
--- bench/views.ts times them). ClickHouse inlines every reference to a CTE or a view, so a CTE
--- read twice is computed twice; these forms read each input once:
--- - tvl_chain_daily reads the daily closes once: per (vault, day) the closes of every chain
---   as an array, from which it takes the chain's own close, else the price chain's
---   (vault_price_current), instead of joining price_close_daily and vault_price_daily.
--- - vault_liquidity_daily computes its day grid (TVL FULL JOIN liquid funds) once: the open
---   redemptions come per vault as an array (chain, deadline, shares, share decimals) and each
---   day sums the requests whose deadline is after its as_of, truncating once per chain as before.
--- - composition_daily reads its yield-asset grid once (the prices are ASOF-joined to the
---   aggregated holdings: a yield asset without holdings had no row before either) and takes
---   each day's total held value with a window sum instead of re-computing the yield values.
--- Still plain views over FINAL reads: a retracted rate or snapshot disappears at once.
-
-CREATE OR REPLACE VIEW {{db}}.tvl_chain_daily {{on_cluster}} (
-  vault String COMMENT 'Vault slug',
-  chain_id UInt32 COMMENT 'Chain id; 101 for Solana',
-  day Date COMMENT 'UTC day',
-  supply_raw Int256 COMMENT 'Share supply on the chain at the end of the day, raw units',
-  share_decimals UInt8 COMMENT 'Share decimals on the chain',
-  price_e18 Int256 COMMENT 'Close share price used (scaled by 1e18): the chain own close, else the price chain close (e.g. Solana); 0 when neither exists yet',
-  price_source LowCardinality(String) COMMENT 'chain (own accountant close), price_chain (the vault price chain close) or none',
-  base_asset_usd_e18 Int256 COMMENT 'Configured USD price of the base asset, scaled by 1e18',
-  tvl_usd_e18 Int256 COMMENT 'TVL of the chain in USD scaled by 1e18: (price_e18 * base_asset_usd_e18 / 1e18) * supply_raw / 10^share_decimals',
-  tvl_usd Float64 COMMENT 'TVL of the chain, USD'
-) AS
-SELECT s.vault AS vault, s.chain_id AS chain_id, s.day AS day, s.supply_raw AS supply_raw, d.share_decimals AS share_decimals,
-  arrayFirstIndex(c -> c.1 = s.chain_id, cl.closes) AS own_i,
-  if(pcur.found = 1, arrayFirstIndex(c -> c.1 = pcur.chain_id, cl.closes), 0) AS pc_i,
-  multiIf(own_i > 0, cl.closes[own_i].2, pc_i > 0, cl.closes[pc_i].2, toInt256(0)) AS price_e18,
-  toLowCardinality(multiIf(own_i > 0, 'chain', pc_i > 0, 'price_chain', 'none')) AS price_source,
-  toInt256(reinterpretAsInt128(r.base_asset_usd_price)) AS base_asset_usd_e18,
-  intDiv(intDiv(price_e18 * base_asset_usd_e18, toInt256('1000000000000000000')) * supply_raw,
-    toInt256(concat('1', repeat('0', share_decimals)))) AS tvl_usd_e18,
-  toFloat64(toString(reinterpret(tvl_usd_e18, 'Decimal256(18)'))) AS tvl_usd
-FROM (SELECT toString(vault) AS vault, chain_id, day, toInt256(supply_raw) AS supply_raw FROM {{db}}.supply_daily) AS s
-INNER JOIN {{db}}.vault_registry AS r ON r.slug = s.vault
-LEFT JOIN {{db}}.vault_chain_decimals AS d ON d.vault = s.vault AND d.chain_id = s.chain_id
-LEFT JOIN (SELECT vault, day, groupArray((chain_id, price_e18)) AS closes FROM {{db}}.price_close_daily GROUP BY vault, day) AS cl
-  ON cl.vault = s.vault AND cl.day = s.day
-LEFT JOIN (SELECT vault, chain_id, toUInt8(1) AS found FROM {{db}}.vault_price_current) AS pcur ON pcur.vault = s.vault
-COMMENT 'TVL per (vault, chain, UTC day) at that chain''s own close price (DESIGN section 8 tvl); sum the chains with vault_tvl_daily';
-
-CREATE OR REPLACE VIEW {{db}}.vault_liquidity_daily {{on_cluster}} (
-  vault String COMMENT 'Vault slug',
-  day Date COMMENT 'UTC day: the days of vault_tvl_daily and of liquid_funds_daily',
-  as_of DateTime('UTC') COMMENT 'Time the liquid funds and the open redemptions are taken at: the end of the day, now for today',
-  tvl_usd_e18 Int256 COMMENT 'TVL at the end of the day, USD scaled by 1e18 (vault_tvl_daily; 0 without supply)',
-  tvl_usd Float64 COMMENT 'TVL, USD (details tvl)',
-  tvl_30d_change_pct Float64 COMMENT 'tvl30DayChange, percent (vault_tvl_daily; 0 without supply)',
-  liquid_funds_usd_e18 Int256 COMMENT 'Liquid funds, USD scaled by 1e18 (liquid_funds_daily; 0 without snapshots)',
-  liquid_funds_usd Float64 COMMENT 'liquidFunds, USD',
-  liquid_funds_range_pct Float64 COMMENT 'liquidFundsRange, percent: liquid_funds_usd_e18 / tvl_usd_e18 * 100 (quotient truncated at 1e-18), 0 when the TVL is 0',
-  pending_redemptions_usd_e18 Int256 COMMENT 'USD scaled by 1e18 of the redemption requests pending at as_of (not filled or cancelled, deadline after as_of), at the current share price, truncated once per chain',
-  pending_redemptions_usd Float64 COMMENT 'pendingRedemptionsValue at as_of, USD',
-  shortfall_usd_e18 Int256 COMMENT 'max(0, pending_redemptions_usd_e18 - liquid_funds_usd_e18), USD scaled by 1e18',
-  shortfall_usd Float64 COMMENT 'shortfall, USD'
-) AS
-WITH g AS (
-  SELECT if(t.vault != '', t.vault, l.vault) AS vault, if(t.vault != '', t.day, l.day) AS day,
-    least(toUInt32(toDateTime(day, 'UTC')) + 86399, toUInt32(now('UTC'))) AS t_as_of,
-    ifNull(t.tvl_usd_e18, toInt256(0)) AS tvl_usd_e18, ifNull(t.tvl_30d_change_pct, 0) AS tvl_30d_change_pct,
-    ifNull(l.liquid_funds_usd_e18, toInt256(0)) AS liquid_funds_usd_e18
-  FROM (SELECT vault, day, tvl_usd_e18, tvl_30d_change_pct FROM {{db}}.vault_tvl_daily) AS t
-  FULL OUTER JOIN (SELECT vault, day, liquid_funds_usd_e18 FROM {{db}}.liquid_funds_daily) AS l
-    ON l.vault = t.vault AND l.day = t.day
-)
-SELECT g.vault AS vault, g.day AS day, toDateTime(g.t_as_of, 'UTC') AS as_of, g.tvl_usd_e18 AS tvl_usd_e18,
-  toFloat64(toString(reinterpret(g.tvl_usd_e18, 'Decimal256(18)'))) AS tvl_usd, g.tvl_30d_change_pct AS tvl_30d_change_pct,
-  g.liquid_funds_usd_e18 AS liquid_funds_usd_e18,
-  toFloat64(toString(reinterpret(g.liquid_funds_usd_e18, 'Decimal256(18)'))) AS liquid_funds_usd,
-  if(g.tvl_usd_e18 = 0, 0,
-    toFloat64(toString(reinterpret(intDiv(g.liquid_funds_usd_e18 * toInt256('1000000000000000000'), g.tvl_usd_e18), 'Decimal256(18)'))) * 100)
-    AS liquid_funds_range_pct,
-  arrayFilter(q -> q.2 > g.t_as_of, p.reqs) AS open_reqs,
-  arraySum(arrayMap(c -> intDiv(p.share_usd_e18 * arraySum(arrayMap(q -> q.3, arrayFilter(q -> q.1 = c, open_reqs))),
-      toInt256(concat('1', repeat('0', arrayFirst(q -> q.1 = c, open_reqs).4)))),
-    arrayDistinct(arrayMap(q -> q.1, open_reqs)))) AS pending_redemptions_usd_e18,
-  toFloat64(toString(reinterpret(pending_redemptions_usd_e18, 'Decimal256(18)'))) AS pending_redemptions_usd,
-  greatest(pending_redemptions_usd_e18 - g.liquid_funds_usd_e18, toInt256(0)) AS shortfall_usd_e18,
-  toFloat64(toString(reinterpret(shortfall_usd_e18, 'Decimal256(18)'))) AS shortfall_usd
-FROM g
-LEFT JOIN (
-  SELECT vault, any(share_usd_e18) AS share_usd_e18,
-    groupArray((chain_id, toUInt32(deadline), toInt256(shares_raw), share_decimals)) AS reqs
-  FROM {{db}}.pending_redemptions GROUP BY vault
-) AS p ON p.vault = g.vault
-COMMENT 'Per vault and UTC day: TVL, liquid funds, liquidFundsRange, the open redemptions value and the shortfall (details; DESIGN section 8); the requests are their current state (a request filled later is not counted on earlier days)';
-
+-- compositionPct per item. A targetComposition item that is a configured yield asset
+-- (registry info.yieldAssets, same slug) takes its close price per UTC day from the chain-0
+-- ASSET_PRICE snapshots of its slug, its apy7d and apy30d from that price 7 and 30 days earlier
+-- ((P(d)/P(d-N) - 1) * 365/N * 100, as navApy), and its weight from the USD value of the
+-- vault's ASSET_BALANCE snapshots of its holdings on every chain at the day's close (each
+-- balance at the chain-0 close price). compositionPct is that value over everything the
+-- vault's snapshots show it holds (yield assets plus liquid_funds_daily). Items that are not
+-- configured yield assets take the COMPOSITION snapshots.
+-- ClickHouse inlines every reference to a CTE or a view, so a CTE read twice is computed
+-- twice: this form reads its yield-asset grid once (the prices are ASOF-joined to the
+-- aggregated holdings) and takes each day's total held value with a window sum.
 CREATE OR REPLACE VIEW {{db}}.composition_daily {{on_cluster}} (
   vault String COMMENT 'Vault slug',
   day Date COMMENT 'UTC day, from the vault first COMPOSITION or chain-0 ASSET_PRICE snapshot to today',
