@@ -6,7 +6,7 @@
  * `api/handlers/` with the store, `/status` and the dashboard; the HTTP tests pass their own
  * handlers and probe routes to the same function, so they run on the app production runs.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Bus } from '../bus/types.ts';
@@ -19,6 +19,7 @@ import { mountDashboard, prefersHtml, statusPage } from './dashboard/index.ts';
 import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
+import { guardRequest, onClientError, PARSER_LIMIT_BYTES } from './http/edges.ts';
 import { ENDPOINTS } from './http/endpoints.ts';
 import { createHttpKit, type HttpKit } from './http/kit.ts';
 import type { EndpointKey } from './http/responses.ts';
@@ -114,10 +115,16 @@ export interface ApiDeps {
   readiness?: Pick<Readiness, 'check'>;
 }
 
+/** What an app holds beyond its requests (the token-holders snapshots), let go by `closeServer`. */
+const closers = new WeakMap<Koa, () => Promise<void>>();
+/** The app each server listening through `listen` serves. */
+const appOf = new WeakMap<Server, Koa>();
+
 /** The production app: the handlers of api/handlers over `store`, plus `/status` and the dashboard. */
 export function createApp(deps: ApiDeps): Koa {
   const log = deps.log ?? silentLogger;
-  return assembleApp<HandlerDeps>({
+  let close = async () => {};
+  const app = assembleApp<HandlerDeps>({
     api: deps.config.api,
     dataVersion: deps.dataVersion,
     clock: deps.clock,
@@ -136,7 +143,8 @@ export function createApp(deps: ApiDeps): Koa {
         mintFlow: deps.mintFlow,
         dataVersion: deps.dataVersion,
       };
-      tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
+      const snapshots = tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
+      close = () => snapshots.close();
       return handlerDeps;
     },
     extraRoutes: (router) => {
@@ -156,11 +164,33 @@ export function createApp(deps: ApiDeps): Koa {
       mountDashboard(router, { store: deps.store });
     },
   }).app;
+  closers.set(app, () => close());
+  return app;
 }
 
+/**
+ * Serves `app` on host:port with the server-level edges of the error contract
+ * (api/http/edges.ts): a long URL, large headers and malformed requests get JSON errors.
+ */
 export function listen(app: Koa, host: string, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, () => resolve(server));
-    server.once('error', reject);
+  const handle = app.callback();
+  const server = createServer({ maxHeaderSize: PARSER_LIMIT_BYTES }, (req, res) => {
+    if (!guardRequest(req, res)) void handle(req, res);
   });
+  server.on('clientError', onClientError);
+  appOf.set(server, app);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/**
+ * Stops serving (the requests in flight finish), then lets go of what the app holds: a
+ * snapshot being built finishes before the store closes, and its files are removed.
+ */
+export async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((r) => server.close(() => r()));
+  const app = appOf.get(server);
+  if (app) await closers.get(app)?.();
 }

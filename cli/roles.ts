@@ -134,8 +134,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
     await running.processor.start();
   }
+  let stopApi = async () => {};
   if (store && roles.includes('api')) {
-    const [{ createApp, listen }, { Readiness }] = await Promise.all([
+    const [{ createApp, listen, closeServer }, { Readiness }] = await Promise.all([
       import('../api/server.ts'),
       import('../api/readiness.ts'),
     ]);
@@ -161,7 +162,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
         : undefined,
     });
-    running.server = await listen(app, cfg.api.host, cfg.api.port);
+    const server = await listen(app, cfg.api.host, cfg.api.port);
+    running.server = server;
+    stopApi = () => closeServer(server);
     const addr = running.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : cfg.api.port;
     const url = `http://${cfg.api.host}:${port}`;
@@ -173,7 +176,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   running.stop = async () => {
     await stopSql?.();
     progress?.stop();
-    await new Promise<void>((r) => (running.server ? running.server.close(() => r()) : r()));
+    await stopApi();
     for (const stopIngester of stoppers) await stopIngester();
     await running.processor?.stop();
     await bus.close();

@@ -12,6 +12,7 @@
  *   `minGapMs`, one at a time) while the snapshots are in use, and before a snapshot gets
  *   old enough for another process's stale sweep (store/snapshots.ts) to drop it.
  */
+import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
 /** What a build produces: readable at once, complete when `done` resolves. */
@@ -79,6 +80,7 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
   private filling: Entry<S> | undefined;
   private building: Build<S> | undefined;
   private lastStartMs = Number.NEGATIVE_INFINITY;
+  private closed = false;
   private lastWantedMs: number;
   private lastFailedMs = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
@@ -115,6 +117,8 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
    * if it is stale), else on the build in flight (or a new one) as soon as it is readable.
    */
   async acquire(): Promise<SnapshotLease<S>> {
+    if (this.closed)
+      throw new VaultstreamError('STORE_UNAVAILABLE', `${this.opts.name} snapshots are closed`);
     this.lastWantedMs = this.clock();
     const usable = this.current && this.clock() - this.current.builtAtMs < SERVE_LIMIT_MS;
     const entry = usable && this.current ? this.current : (this.filling ?? (await this.build().readable));
@@ -133,6 +137,23 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
         await this.dropIfUnused(entry);
       },
     };
+  }
+
+  /**
+   * Shutdown, before the store closes: no more builds; the one in flight finishes (so nothing
+   * queries a closed store), then every snapshot is dropped once its readers are done
+   * (nothing of this process is left in the data directory).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop();
+    await this.settled();
+    for (const entry of [this.current, this.filling]) {
+      if (!entry) continue;
+      entry.retired = true;
+      await this.dropIfUnused(entry);
+    }
+    this.current = this.filling = undefined;
   }
 
   /** Resolves once no build is in flight (for tests and shutdown). */
@@ -158,7 +179,7 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
 
   /** Starts a build now or once `minGapMs` has passed since the last one began. */
   private schedule(): void {
-    if (this.building || this.timer) return;
+    if (this.building || this.timer || this.closed) return;
     const wait = this.lastStartMs + this.minGapMs - this.clock();
     if (wait <= 0) {
       this.build().complete.catch(() => undefined);

@@ -21,6 +21,11 @@ export const API_ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   'NOT_IMPLEMENTED',
   'INTERNAL',
+  // Refused before routing (api/http/edges.ts).
+  'BAD_REQUEST',
+  'REQUEST_TIMEOUT',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
@@ -37,6 +42,10 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   UPSTREAM_UNAVAILABLE: 503,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
+  BAD_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  URI_TOO_LONG: 414,
+  HEADERS_TOO_LARGE: 431,
 };
 
 /** Where a bad input sits. */

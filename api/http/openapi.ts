@@ -127,7 +127,7 @@ const UNITS = [
   'Errors are `{ error, code, details? }` with `code` from a closed list.',
   'Unknown query parameters are ignored: they are not validated and take no part in the response cache key, which is the validated query (canonical order, defaults applied).',
   'Clients are rate limited (429 `RATE_LIMITED` with `Retry-After` and `RateLimit-*` headers), and so are uncached loads running at once per client.',
-  'Errors beyond those listed per operation: 405 `METHOD_NOT_ALLOWED` (with `Allow`), 406 `NOT_ACCEPTABLE` (no acceptable `Accept-Encoding`), 415 `UNSUPPORTED_MEDIA_TYPE` (unknown `Content-Encoding`), 429 `RATE_LIMITED`, 501 `NOT_IMPLEMENTED` (unknown method on an unknown path).',
+  'Errors beyond those listed per operation: 405 `METHOD_NOT_ALLOWED` (with `Allow`), 406 `NOT_ACCEPTABLE` (no acceptable `Accept-Encoding`), 415 `UNSUPPORTED_MEDIA_TYPE` (unknown `Content-Encoding`), 429 `RATE_LIMITED`, 501 `NOT_IMPLEMENTED` (unknown method on an unknown path); before routing, 414 `URI_TOO_LONG` (URL over 8 KiB), 431 `HEADERS_TOO_LARGE` (headers over 16 KiB), 400 `BAD_REQUEST` (malformed HTTP), 408 `REQUEST_TIMEOUT`.',
   '`live` is deprecated everywhere: `status` wins; `live=true` = active, `live=false` = every status but active.',
 ].join(' ');
 

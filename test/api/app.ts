@@ -1,6 +1,6 @@
 /**
- * A real Koa app on 127.0.0.1:0 built by api/server.ts `assembleApp`, the function the
- * production app goes through (pipeline of api/http/kit.ts, error contract, docs, `/livez`,
+ * A real Koa app on 127.0.0.1:0 built by api/server.ts `assembleApp` and served by its
+ * `listen`, the functions the production app goes through (pipeline of api/http/kit.ts, error contract, docs, `/livez`,
  * `/readyz`, `/metrics`, one route per endpoint), with, for each of the sixteen endpoints, a
  * stub handler that validates its inputs with the endpoint's schemas and echoes what it
  * parsed. Extra `/v1/test/*` routes drive the cache and the error mapping.
@@ -12,7 +12,7 @@ import { ENDPOINTS, type Endpoint } from '../../api/http/endpoints.ts';
 import { ApiError } from '../../api/http/errors.ts';
 import type { HttpKit } from '../../api/http/kit.ts';
 import { parseBody, parsePath, parseQuery } from '../../api/http/params.ts';
-import { assembleApp, type EndpointHandlers } from '../../api/server.ts';
+import { assembleApp, type EndpointHandlers, listen } from '../../api/server.ts';
 import { parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
 
@@ -90,11 +90,8 @@ export async function startTestApp(
     fast: opts.fast,
   });
 
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  // As production serves it: the server-level edges (api/http/edges.ts) included.
+  const server = await listen(app, '127.0.0.1', 0);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

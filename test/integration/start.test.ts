@@ -27,6 +27,16 @@ const ENV = {
   VAULTSTREAM__devnet__enabled: 'false',
 };
 
+/**
+ * A clean shutdown logs nothing at warn or above (but the "nothing to ingest" notice of a
+ * run without chains) and leaves none of its temporary files in the data directory.
+ */
+function expectCleanShutdown(log: string, data: string) {
+  const warned = log.split('\n').filter((l) => /"level":([4-9]\d)/.test(l) && !/nothing to ingest/.test(l));
+  expect(warned).toEqual([]);
+  expect(readdirSync(join(data, 'snapshots'))).toEqual([]);
+}
+
 /** The API's address, once the process has logged it on stderr. */
 function apiUrl(log: () => string): Promise<string> {
   return vi.waitFor(
@@ -86,6 +96,7 @@ describe('vaultstream start (embedded)', () => {
     expect(await exited).toBe(0);
     expect(log).toMatch(/"msg":"stopped"/);
     expect(existsSync(join(dir, 'data', 'owner.pid'))).toBe(false);
+    expectCleanShutdown(log, join(dir, 'data'));
   });
 
   it('restarts right after a SIGKILL: the killed owner, still a zombie, does not hold the data directory', async () => {
@@ -117,8 +128,10 @@ describe('vaultstream start (embedded)', () => {
     expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready' });
     expect(readFileSync(join(data, 'owner.pid'), 'utf8').split(' ')[0]).toBe(String(second.pid));
     expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'the first is still a zombie').toMatch(/\) Z /);
+    // Stopped at once, while the first token-holders snapshot may still be building.
     const exited = new Promise<number | null>((r) => second.on('exit', (code) => r(code)));
     second.kill('SIGTERM');
     expect(await exited).toBe(0);
+    expectCleanShutdown(log, data);
   });
 });
