@@ -199,9 +199,10 @@ function chainEntry(node: AnvilNode, a: DevnetAddresses): DevnetChainEntry {
     chainId: node.chainId,
     name: CHAIN_NAMES[node.chainId]?.name ?? `devnet-${node.chainId}`,
     rpcUrls: [node.rpcUrl],
-    // Shallow, so the simulator's reorg (up to 4 blocks) is deeper than `confirmations`; the
-    // ingester keeps 64 blocks to walk back to the common ancestor, far above that depth.
-    confirmations: 2,
+    // None: the devnet mines only while it simulates, so every block must be ingested as it comes
+    // (the follower waits for `confirmations` blocks after one). The simulator's reorg (up to 4
+    // blocks) is deeper than that; the ingester keeps 64 blocks to walk back to the common ancestor.
+    confirmations: 0,
     reorgWindow: 64,
     startBlock: 0,
     pollIntervalMs: 1_000,

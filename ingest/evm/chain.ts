@@ -85,21 +85,25 @@ export class ChainReader {
   }
 
   /** Headers of blocks `from..to`, in order; throws when the node lacks one. */
-  async headers(from: number, to: number): Promise<BlockHeader[]> {
+  headers(from: number, to: number): Promise<BlockHeader[]> {
+    const numbers: number[] = [];
+    for (let n = from; n <= to; n++) numbers.push(n);
+    return this.headersAt(numbers);
+  }
+
+  /** Headers of the blocks `numbers`, in that order, `headerBatchSize` to a batch; throws when the node lacks one. */
+  async headersAt(numbers: number[]): Promise<BlockHeader[]> {
     const out: BlockHeader[] = [];
-    for (let start = from; start <= to; start += this.opts.headerBatchSize) {
-      const end = Math.min(to, start + this.opts.headerBatchSize - 1);
-      const calls = [];
-      for (let n = start; n <= end; n++)
-        calls.push({ method: 'eth_getBlockByNumber', params: [hex(n), false] });
+    for (let start = 0; start < numbers.length; start += this.opts.headerBatchSize) {
+      const part = numbers.slice(start, start + this.opts.headerBatchSize);
       const blocks = await this.opts.rpc.batch<{
         number: Hex;
         hash: Hex;
         parentHash: Hex;
         timestamp: Hex;
-      } | null>(calls);
+      } | null>(part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
       blocks.forEach((b, k) => {
-        if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${start + k} is not available yet`);
+        if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${part[k]} is not available yet`);
         out.push({
           number: Number(b.number),
           hash: b.hash,

@@ -1,10 +1,12 @@
 /**
- * Follows one EVM chain: block ranges from the checkpoint to the head, each as
- * logs + headers -> decoded events -> records, published, then checkpointed
- * (`<dataDir>/ingest/evm-<chainId>.json`, replaced atomically). The newest
- * `reorgWindow` ingested blocks stay in the checkpoint's `tip` with their hashes and
- * the records published for them. A range whose first parent hash is not the tip's
- * last hash, or a tip block no longer canonical, is a reorg: the tip's hashes are
+ * Follows one EVM chain: block ranges from the checkpoint up to `confirmations` blocks below
+ * the head, each as logs + the headers it needs (`range-headers.ts`) -> decoded events ->
+ * records, published, then checkpointed (`<dataDir>/ingest/evm-<chainId>.json`, replaced
+ * atomically). The ingested blocks whose headers were read within `reorgWindow` of the newest
+ * stay in the checkpoint's `tip` with their hashes and the records published for them (every
+ * block of the window below the head is read; deeper, only the blocks the range needed). A
+ * range whose first parent hash is not the tip's last hash, or a tip block no longer
+ * canonical, is a reorg: the tip's hashes are
  * compared with the chain's canonical ones to find the true common ancestor (the
  * newest tip block still canonical), every record and header published above it is
  * published again with `removed: true` (newest first), and ingestion resumes at the
@@ -61,7 +63,10 @@ const CHECKPOINT_EVERY_MS = 1_000;
 
 export class ChainFollower {
   private state: ChainCheckpoint;
+  /** The newest block it may ingest: the chain's head less `confirmations` (-1 before the first round). */
   head = -1;
+  /** The chain's head as last asked. */
+  chainHead = -1;
   /** Decoded events with no family to publish into, by `role.event`. */
   readonly unpublished = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
@@ -75,7 +80,7 @@ export class ChainFollower {
 
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
-    this.ranges = new RangeReader(deps.reader);
+    this.ranges = new RangeReader(deps.reader, chain.reorgWindow);
     this.state = deps.checkpoint.load() ?? {
       chainId: chain.chainId,
       next: chain.startBlock,
@@ -124,12 +129,13 @@ export class ChainFollower {
   async round(): Promise<RoundResult> {
     const { reader } = this.deps;
     if (!this.genesisChecked) await this.checkGenesis();
-    this.head = await reader.head();
+    this.chainHead = await reader.head();
+    this.head = Math.max(-1, this.chainHead - this.deps.contracts.chain.confirmations);
     const last = this.state.tip.at(-1);
     if (this.state.next > this.head) {
       if (
         last &&
-        (last.number > this.head || (await reader.headers(last.number, last.number))[0].hash !== last.hash)
+        (last.number > this.chainHead || (await reader.headersAt([last.number]))[0].hash !== last.hash)
       )
         return { blocks: 0, events: 0, retracted: await this.unwind() };
       const before = this.state.lastSnapshotAt;
@@ -139,12 +145,14 @@ export class ChainFollower {
     }
     const from = this.state.next;
     const { logs, to, headers } = await this.ranges.take(from, this.head);
+    // The tip's last block is `from - 1` (the previous range's last, or the ancestor after a reorg).
     if (last && headers[0].parentHash !== last.hash)
       return { blocks: 0, events: 0, retracted: await this.unwind() };
     const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
     const moved =
-      headers.some((h, k) => k > 0 && h.parentHash !== headers[k - 1].hash) ||
-      logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
+      headers.some(
+        (h, k) => k > 0 && h.number === headers[k - 1].number + 1 && h.parentHash !== headers[k - 1].hash,
+      ) || logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
     // The chain moved while the range was read: read it again rather than publish a mix of forks.
     if (moved) return { blocks: 0, events: 0, retracted: 0 };
     // Backfilling: the next range is read while this one is processed (checked like this one when taken).
@@ -180,7 +188,7 @@ export class ChainFollower {
     await this.snapshotDays(last, headers);
     await this.maybeSnapshot(headers.at(-1));
     this.checkpointAfter(to);
-    return { blocks: headers.length, events: events.length, retracted: 0 };
+    return { blocks: to - from + 1, events: events.length, retracted: 0 };
   }
 
   /**
@@ -251,14 +259,22 @@ export class ChainFollower {
    * Throws `ChainStopped` when not even the oldest tip block is canonical any more.
    */
   private async unwind(): Promise<number> {
-    const keep = await keptBlocks(this.deps.reader, this.deps.contracts.chain, this.state.tip, this.head);
+    const keep = await keptBlocks(
+      this.deps.reader,
+      this.deps.contracts.chain,
+      this.state.tip,
+      this.chainHead,
+    );
     // The chain moved between two reads but every kept block is still canonical: read on.
     if (keep === this.state.tip.length) return 0;
     this.ranges.drop();
     return retractOrphans(this.state, keep, this.deps);
   }
 
-  /** A snapshot at the last block of every UTC day that ended inside the range (the day's close). */
+  /**
+   * A snapshot at the last block of every UTC day that ended inside the range (the day's close):
+   * `headers` holds each such block (range-headers.ts).
+   */
   private async snapshotDays(previous: BlockHeader | undefined, headers: BlockHeader[]): Promise<void> {
     let prev = previous;
     for (const h of headers) {

@@ -1,15 +1,18 @@
 /**
- * The follower's read pipeline: the logs and headers of one block range, asked for at
- * once, and while backfilling the next range read while the current one is processed.
+ * The follower's read pipeline: the logs of one block range, then the headers it needs
+ * (`range-headers.ts`), and while backfilling the next range read while the current one is
+ * processed.
  */
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { RawLog } from './decode.ts';
+import { rangeHeaders } from './range-headers.ts';
 
 /** The logs and headers of one block range. */
 export interface RangeRead {
   logs: RawLog[];
   /** The last block covered (the sizer may have shrunk the range). */
   to: number;
+  /** The headers the range needs (its first and last block among them), oldest first. */
   headers: BlockHeader[];
 }
 
@@ -17,7 +20,11 @@ export class RangeReader {
   /** The range after the last one taken, being read while that one is processed. */
   private ahead: { from: number; read: Promise<RangeRead> } | undefined;
 
-  constructor(private readonly reader: ChainReader) {}
+  /** `window`: the reorg window, whose every block below the head is read. */
+  constructor(
+    private readonly reader: ChainReader,
+    private readonly window: number,
+  ) {}
 
   /** The range read ahead when it starts at `from`, else a fresh read up to `head` at most. */
   take(from: number, head: number): Promise<RangeRead> {
@@ -47,17 +54,21 @@ export class RangeReader {
   }
 
   /**
-   * Logs and headers of the next range from `from` (at most the sizer's range, up to the
-   * head), both asked for at once: the headers of the blocks the logs answer covers.
+   * Logs of the next range from `from` (at most the sizer's range, up to `head`), then the
+   * headers it needs: the first and last block, the blocks holding logs, the reorg window
+   * below `head` and the last block of each UTC day ending in it.
    */
   private async read(from: number, head: number): Promise<RangeRead> {
     const { reader } = this;
     const want = Math.min(head, from + reader.sizer.size - 1);
-    const headersRead = reader.headers(from, want);
-    // Awaited below in any case; a failure must not surface as an unhandled rejection meanwhile.
-    headersRead.catch(() => {});
     const { logs, to } = await reader.logs(from, want);
-    const headers = (await headersRead).slice(0, to - from + 1);
+    const headers = await rangeHeaders(
+      reader,
+      from,
+      to,
+      head - this.window + 1,
+      logs.map((l) => l.blockNumber),
+    );
     return { logs, to, headers };
   }
 }

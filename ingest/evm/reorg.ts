@@ -1,6 +1,6 @@
 /**
- * The follower's reorg window: the newest `reorgWindow` ingested blocks with what was
- * published for them (the checkpoint's `tip`), the true common ancestor with the canonical
+ * The follower's reorg window: the ingested blocks read within `reorgWindow` of the newest,
+ * with what was published for them (the checkpoint's `tip`), the true common ancestor with the canonical
  * chain after a reorg, and the retraction (`removed: true`, newest first) of every record
  * and header published above it; the checkpoint that keeps the window. See `follower.ts`.
  */
@@ -25,7 +25,12 @@ export interface ChainCheckpoint {
   chainId: number;
   /** The next block to ingest. */
   next: number;
-  /** The newest `reorgWindow` ingested blocks, oldest first, consecutive. */
+  /**
+   * The ingested blocks whose headers were read, within `reorgWindow` of the newest, oldest
+   * first; the last is `next - 1`. Every block published for is among them; below the head's
+   * reorg window a range reads only the blocks it needs (range-headers.ts), so they need not be
+   * consecutive.
+   */
   tip: TipBlock[];
   /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
   genesis?: Hex;
@@ -84,10 +89,9 @@ export async function keptBlocks(
   head: number,
 ): Promise<number> {
   const oldest = tip[0];
-  const top = Math.min((tip.at(-1) as TipBlock).number, head);
   const canonical = new Map<number, Hex>();
-  if (top >= oldest.number)
-    for (const h of await reader.headers(oldest.number, top)) canonical.set(h.number, h.hash);
+  const held = tip.filter((b) => b.number <= head).map((b) => b.number);
+  for (const h of await reader.headersAt(held)) canonical.set(h.number, h.hash);
   let keep = tip.length;
   while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
   // With the whole history in the window (it starts at the start block), there is no older record to miss.

@@ -57,9 +57,9 @@ describe('devnet simulator', () => {
     expect(truth.chainIds).toEqual([98866, 1, 56]);
     // The simulator's reorg (4 blocks) is deeper than confirmations but well inside the kept window.
     expect(cfg.chains.map((c) => [c.confirmations, c.reorgWindow])).toEqual([
-      [2, 64],
-      [2, 64],
-      [2, 64],
+      [0, 64],
+      [0, 64],
+      [0, 64],
     ]);
   });
 

@@ -33,6 +33,8 @@ const bob = addr(0xb0b);
 const blockId = (r: Record<string, unknown>) => `${r.blockNumber}:${r.blockHash}`;
 
 describe('EVM follower on anvil', () => {
+  /** The chain's confirmations: the follower ingests up to the head less these. */
+  const CONF = 4;
   it('backfills, retracts a reorg, resumes after a restart with no gap and no duplicate', async () => {
     const { node, emitter } = chain;
     const url = node.rpcUrl;
@@ -40,7 +42,7 @@ describe('EVM follower on anvil', () => {
     const config = testConfig({
       rpcUrls: [url],
       dataDir: join(root, 'a'),
-      chain: { maxBlockRange: 4, confirmations: 4 },
+      chain: { maxBlockRange: 4, confirmations: CONF },
       vault: { vaultAddress: emitter },
     });
     const bus = await openBus(join(root, 'a', 'bus'));
@@ -48,7 +50,7 @@ describe('EVM follower on anvil', () => {
     const run = () => startEvmIngest({ config, bus, codec, log: silentLogger });
     const caughtUp = async (ingest: ReturnType<typeof run>) => {
       const head = Number(await anvilRpc<string>(url, 'eth_blockNumber'));
-      await untilCaughtUp(ingest, head, 20_000, `block ${head}`);
+      await untilCaughtUp(ingest, head - CONF, 20_000, `block ${head - CONF}`);
     };
 
     for (let i = 0; i < 4; i++) {
@@ -58,11 +60,11 @@ describe('EVM follower on anvil', () => {
     let ingest = run();
     await caughtUp(ingest);
 
-    // A fork: three blocks with events, ingested, then replaced by four others.
+    // A fork: three blocks with events, ingested (CONF more mined), then replaced by others.
     const snap = await anvilRpc<string>(url, 'evm_snapshot');
     await emitTransfers(url, emitter, alice, bob, 7_000n, 2);
     await emitTransfers(url, emitter, alice, bob, 8_000n, 2);
-    await mine(1);
+    await mine(1 + CONF);
     await caughtUp(ingest);
     await anvilRpc(url, 'evm_revert', [snap]);
     await emitTransfers(url, emitter, bob, alice, 9_000n, 4);
@@ -83,7 +85,7 @@ describe('EVM follower on anvil', () => {
     await ingest.stop();
 
     const pub = createPublicClient({ transport: http(url) });
-    const head = Number(await pub.getBlockNumber());
+    const head = Number(await pub.getBlockNumber()) - CONF;
     const logs = await pub.getLogs({ address: emitter, fromBlock: 0n, toBlock: BigInt(head) });
     const canonical = logs.map((l) => ({
       chainId: 31337,

@@ -20,6 +20,8 @@ import { anvilRpc, localChain, openBus, readFamily, sendTx, usdcVault } from './
 const deployer = anvilAccount(0);
 const [alice, bob, carol, dave] = [1, 2, 3, 4].map((i) => anvilAccount(i));
 const WINDOW = 16;
+/** The chain's confirmations: blocks within this depth of the head are not ingested yet. */
+const CONF = 2;
 const lc = (a: string) => a.toLowerCase();
 
 let node: AnvilNode;
@@ -36,7 +38,7 @@ const transfer = (from: typeof alice, to: Hex, amount: bigint) =>
   sendTx(url(), from, share(), dv.boringVaultAbi as never, 'transfer', [to, amount]);
 const caughtUp = async () => {
   const h = await head();
-  await vi.waitFor(() => expect(ingest.progress()[0]?.next, `block ${h}`).toBe(h + 1), {
+  await vi.waitFor(() => expect(ingest.progress()[0]?.next, `block ${h - CONF}`).toBe(h - CONF + 1), {
     timeout: 30_000,
     interval: 25,
   });
@@ -52,7 +54,7 @@ beforeAll(async () => {
         localChain({
           name: 'devnet',
           rpcUrls: [url()],
-          confirmations: 2,
+          confirmations: CONF,
           reorgWindow: WINDOW,
           maxBlockRange: 1000,
           atomicQueues: [v.queueVeda, v.queueNucleus],
@@ -65,6 +67,7 @@ beforeAll(async () => {
   await sendTx(url(), alice, d.asset, dv.mockUsdcAbi as never, 'approve', [v.share, maxUint256]);
   await sendTx(url(), alice, v.tellerVeda, dv.tellerVedaAbi as never, 'deposit', [d.asset, 100_000_000n, 0n]);
   await transfer(alice, bob.address, 10_000_000n);
+  await mine(CONF);
   ingest = startEvmIngest({ config: pipe.config, bus: pipe.bus, codec: pipe.codec, log: silentLogger });
   await caughtUp();
 }, 120_000);
@@ -118,12 +121,39 @@ async function expectViewsMatchChain(): Promise<void> {
 }
 
 describe('EVM reorgs against the stored views', () => {
+  it(`stores a block only once ${CONF} blocks follow it (confirmations)`, async () => {
+    await expectViewsMatchChain();
+    const db = pipe.config.store.database;
+    const stored = async (block: number) => {
+      await pipe.drained();
+      const [r] = await pipe.store.query<{ n: string; b: string }>(
+        `SELECT toString(count()) AS n, toString(max(block_number)) AS b FROM ${db}.transfers WHERE block_number = ${block}`,
+      );
+      const [w] = await pipe.store.query<{ b: string }>(
+        `SELECT toString(block_number) AS b FROM ${db}.chain_watermarks WHERE chain_id = 31337`,
+      );
+      return { transfers: Number(r.n), watermark: Number(w.b) };
+    };
+    await transfer(bob, alice.address, 1n);
+    const block = await head();
+    for (let follow = 0; follow < CONF; follow++) {
+      await caughtUp();
+      expect(await stored(block), `${follow} blocks after it`).toEqual({
+        transfers: 0,
+        watermark: block - CONF + follow,
+      });
+      await mine(1);
+    }
+    await caughtUp();
+    expect(await stored(block), `${CONF} blocks after it`).toEqual({ transfers: 1, watermark: block });
+  }, 60_000);
+
   it('retracts a reorg deeper than confirmations exactly and reads the canonical branch', async () => {
     await expectViewsMatchChain();
-    // The fork: a transfer to carol, then 5 more blocks (6 orphaned, confirmations 2), all ingested.
+    // The fork: a transfer to carol, then 5 more blocks (6 orphaned), all ingested (CONF more mined).
     const snap = await anvilRpc<string>(url(), 'evm_snapshot');
     await transfer(alice, carol.address, 3_000_000n);
-    await mine(5);
+    await mine(5 + CONF);
     await caughtUp();
     await pipe.drained();
     const [forked] = await pipe.store.query<{ b: string }>(

@@ -80,9 +80,9 @@ export function testConfig(
   });
 }
 
-/** Raw config of chain 31337 as the tests poll it (3 confirmations, every 50 ms), with `over` applied. */
+/** Raw config of chain 31337 as the tests poll it (no confirmations: every mined block is ingested; every 50 ms), with `over` applied. */
 export function localChain(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { chainId: 31337, name: 'local', rpcUrls: [], confirmations: 3, pollIntervalMs: 50, ...over };
+  return { chainId: 31337, name: 'local', rpcUrls: [], confirmations: 0, pollIntervalMs: 50, ...over };
 }
 
 /** Raw config of a 6-decimal vault on chain 31337 with a USDC base asset, its NestVault and liquid USDC. */
