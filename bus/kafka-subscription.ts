@@ -342,9 +342,16 @@ export class KafkaSubscription implements Subscription {
 
   /**
    * Resolves once the group's committed offset reached, on every partition of the subscribed
-   * topics, the high watermark at call time. Rejects if the subscription stops first.
+   * topics, the high watermark at call time, waiting through broker outages. Rejects if the
+   * subscription stops first.
    */
   drained(): Promise<void> {
-    return waitUntilDrained(this.admin, this.opts.groupId, this.opts.topics, () => this.stopping);
+    return waitUntilDrained(
+      this.admin,
+      this.opts.groupId,
+      this.opts.topics,
+      () => this.stopping,
+      this.logger,
+    );
   }
 }
