@@ -4,14 +4,19 @@
  * (CreateTopics), Kafka's own group coordinator with two consumer processes, one SIGKILLed, and
  * the broker restarted under a running subscription.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import kafkajs from 'kafkajs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { partitionFor } from '../../bus/partition.ts';
 import { idOf, keyed, Received } from '../support/kafka-mock/fixture.ts';
 import { realKafkaProblem, useRealKafka } from '../support/kafka-real.ts';
 
 const PARTITIONS = 4;
 const TEST_TIMEOUT = 120_000;
+const CONSUMER = join(import.meta.dirname, '..', 'support', 'kafka-real-consumer.ts');
 
 const problem = realKafkaProblem();
 if (problem) console.warn(`WARNING: the real Kafka broker suite is skipped: ${problem}`);
@@ -22,6 +27,31 @@ const suiteName = problem
 
 suite(suiteName, () => {
   const fx = useRealKafka({ partitions: PARTITIONS, sessionTimeoutMs: 6_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'vs-kafka-group-'));
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of children) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A consumer process (test/support/kafka-real-consumer.ts) in `groupId`, storing to its own file. */
+  function startConsumer(groupId: string, topic: string, name: string) {
+    const out = join(dir, `${groupId}-${name}.log`);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CONSUMER, fx.kafka().brokers.join(','), groupId, topic, String(PARTITIONS), out],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const joined = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => String(d).includes('joined') && resolve());
+      child.once('exit', (code) => reject(new Error(`consumer ${name} exited (${code}): ${stderr}`)));
+    });
+    return { child, out, joined, exited };
+  }
 
   async function partitionCounts(topics: string[]): Promise<Record<string, number>> {
     const admin = new kafkajs.Kafka({
@@ -111,4 +141,93 @@ suite(suiteName, () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    'two consumer processes in one group split the partitions; one SIGKILLed, the survivor takes them over from the committed offsets: nothing lost, only the killed batch in flight handled twice',
+    async () => {
+      const topic = 'vs.group';
+      const bus = fx.newBus();
+      await bus.publish(topic, keyed(topic, 100, 40)); // creates the topic before the consumers join
+      const a = startConsumer('g-two', topic, 'a');
+      const b = startConsumer('g-two', topic, 'b');
+      await Promise.all([a.joined, b.joined]);
+
+      // A steady stream while the group works: 40 sends of 100 messages, 50 ms apart.
+      const sent = keyed(topic, 4_100, 40);
+      const publishing = (async () => {
+        for (let i = 100; i < sent.length; i += 100) {
+          await bus.publish(topic, sent.slice(i, i + 100));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      // Both members hold partitions and handle some of the stream before one dies (the first 100
+      // messages went to A alone, before B joined and the group rebalanced).
+      const streamed = new Set(sent.slice(100).map((m) => idOf(m.value)));
+      const ofStream = (file: string) => handled(file).filter((r) => streamed.has(r.id));
+      await waitFor(() => ofStream(a.out).length >= 100 && ofStream(b.out).length >= 100, 60_000);
+      const aBefore = new Set(ofStream(a.out).map((r) => r.partition));
+      const bBefore = new Set(ofStream(b.out).map((r) => r.partition));
+      expect(aBefore.size + bBefore.size).toBe(PARTITIONS);
+      expect([...aBefore].filter((p) => bBefore.has(p))).toEqual([]);
+      a.child.kill('SIGKILL');
+      await a.exited;
+      await publishing;
+
+      // The survivor drains everything, the dead member's partitions included.
+      await waitFor(
+        async () =>
+          Object.values(await bus.lag('g-two', [topic]))
+            .flat()
+            .every((l) => l === 0),
+        90_000,
+      );
+      b.child.kill('SIGTERM');
+      await b.exited;
+
+      const ra = handled(a.out);
+      const rb = handled(b.out);
+      expect(new Set(rb.map((r) => r.partition)).size).toBe(PARTITIONS); // took over A's partitions
+      // Nothing lost.
+      const all = new Set([...ra, ...rb].map((r) => r.id));
+      expect(sent.filter((m) => !all.has(idOf(m.value)))).toEqual([]);
+      // Neither process handled a message twice; a message handled by both is one A handled last
+      // on its partition (a batch whose commit its death cut off), at most one batch per partition.
+      expect(ra.length).toBe(new Set(ra.map((r) => r.id)).size);
+      expect(rb.length).toBe(new Set(rb.map((r) => r.id)).size);
+      const inB = new Set(rb.map((r) => r.id));
+      for (let p = 0; p < PARTITIONS; p++) {
+        const aOffsets = ra.filter((r) => r.partition === p).map((r) => r.offset);
+        const twice = ra.filter((r) => r.partition === p && inB.has(r.id)).map((r) => r.offset);
+        expect(twice.length, `partition ${p}`).toBeLessThanOrEqual(25);
+        expect(twice, `partition ${p}`).toEqual(aOffsets.slice(aOffsets.length - twice.length));
+      }
+    },
+    TEST_TIMEOUT,
+  );
 });
+
+interface Handled {
+  partition: number;
+  offset: bigint;
+  id: string;
+}
+
+/** What a consumer process stored, in the order it stored it. */
+function handled(file: string): Handled[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [partition, offset, id] = line.split(' ');
+      return { partition: Number(partition), offset: BigInt(offset), id };
+    });
+}
+
+async function waitFor(ok: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
