@@ -23,6 +23,16 @@
  */
 import { VaultstreamError } from '../core/errors.ts';
 import type { Store } from './client.ts';
+import {
+  FORMAT_FUNCTIONS,
+  isOutputFormat,
+  OTHER_DATABASES,
+  PATH_COLUMNS,
+  PATH_TABLES,
+  REFUSED_FUNCTIONS,
+  SYSTEM_TABLES,
+  TABLE_FUNCTIONS,
+} from './read-only-rules.ts';
 import { literal } from './tsv.ts';
 
 /** Caps on one read-only query. */
@@ -72,30 +82,6 @@ const READ_ROOTS =
 const READ_QUERY_NODES =
   /^(SelectWithUnionQuery|SelectIntersectExceptQuery|SelectQuery|Subquery|TablesInSelectQuery)$/;
 
-/** Table functions that read nothing outside the engine's own databases. */
-const TABLE_FUNCTIONS = new Set(
-  [
-    'numbers',
-    'numbers_mt',
-    'zeros',
-    'zeros_mt',
-    'generateSeries',
-    'generate_series',
-    'generateRandom',
-    'values',
-    'view',
-    'merge',
-    'null',
-  ].map((n) => n.toLowerCase()),
-);
-
-/**
- * Functions that reach files, URLs, other servers or programs, refused wherever they appear
- * (`file` is also a scalar function that reads a file as a string).
- */
-const OUTSIDE_FUNCTIONS =
-  /^(file|filecluster|url|urlcluster|s3|s3cluster|gcs|oss|cosn|hdfs|hdfscluster|remote|remotesecure|cluster|clusterallreplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|executable|executablepool|input|azureblobstorage\w*|iceberg\w*|deltalake\w*|hudi\w*|paimon\w*|ytsaurus|arrowflight|dictionary|catboostevaluate|modelevaluate)$/;
-
 function refused(message: string, details: Record<string, unknown> = {}): VaultstreamError {
   return new VaultstreamError('READ_ONLY', message, { details: { clickhouseCode: 164, ...details } });
 }
@@ -141,8 +127,31 @@ export function sqlWords(sql: string): string[] {
   return words;
 }
 
-/** Checks a syntax tree (`EXPLAIN AST` lines); throws READ_ONLY naming the first thing refused. */
-export function checkAst(lines: string[], canonical: string): CheckedQuery {
+/** Statements that read no table's rows: their tables may be any the engine has. */
+const SCHEMA_ROOTS =
+  /^(ShowTables|ShowColumns|ShowFunctions|ShowIndexes|DescribeQuery|Exists\w*Query|ShowCreate\w*Query)$/;
+
+/** Refuses an output format outside store/read-only-rules.ts OUTPUT_FORMATS. */
+export function checkFormat(format: string): string {
+  if (!isOutputFormat(format))
+    throw refused(
+      `output format ${format} is not allowed here: it reads a schema or template from a file or a registry, or is no result format`,
+      { format },
+    );
+  return format;
+}
+
+/** The databases of a query: the one its unqualified names resolve to, and the service's own. */
+export interface QueryScope {
+  current: string;
+  served: string;
+}
+
+/**
+ * Checks a syntax tree (`EXPLAIN AST` lines); throws READ_ONLY naming the first thing refused.
+ * With a `scope`, the tables a query reads rows of must be the service's, or listed ones.
+ */
+export function checkAst(lines: string[], canonical: string, scope?: QueryScope): CheckedQuery {
   const ast = parseAst(lines);
   if (ast.length === 0) throw refused('empty query');
   const root = ast[0];
@@ -151,9 +160,12 @@ export function checkAst(lines: string[], canonical: string): CheckedQuery {
       `only SELECT, SHOW, DESCRIBE, EXISTS and EXPLAIN are allowed here (read-only); this is a ${statementName(root.node, canonical)} statement`,
       { statement: root.node },
     );
+  const readsRows = !SCHEMA_ROOTS.test(root.node);
   /** Node names by depth, to know a node's parent. */
   const path: string[] = [];
-  for (const n of ast) {
+  let pathTable = false;
+  let wholeRow = false;
+  for (const [i, n] of ast.entries()) {
     path.length = n.depth;
     const parent = path[n.depth - 1];
     path[n.depth] = n.node;
@@ -168,20 +180,50 @@ export function checkAst(lines: string[], canonical: string): CheckedQuery {
     if (n.node === 'Function') {
       const name = functionName(n.arg);
       const lower = name.toLowerCase();
-      if (OUTSIDE_FUNCTIONS.test(lower))
+      if (REFUSED_FUNCTIONS.test(lower))
         throw refused(
-          `${name}() reaches outside the database (files, URLs, other servers): not allowed here`,
-          {
-            function: name,
-          },
+          `${name}() reaches outside the database (files, URLs, other servers, the server's own paths and settings): not allowed here`,
+          { function: name },
         );
       if (parent === 'TableExpression' && !TABLE_FUNCTIONS.has(lower))
         throw refused(
           `table function ${name}() is not allowed here; allowed: ${[...TABLE_FUNCTIONS].join(', ')}`,
           { function: name },
         );
+      // Its first argument: ExpressionList at depth + 1, then the first node at depth + 2.
+      const first = ast[i + 2];
+      const literal =
+        first?.depth === n.depth + 2 && first.node === 'Literal'
+          ? /^'(\w+)'$/.exec(first.arg)?.[1]
+          : undefined;
+      if (FORMAT_FUNCTIONS.test(lower)) {
+        if (!literal)
+          throw refused(`${name}() takes a format name as a plain string here`, { function: name });
+        checkFormat(literal);
+      }
+      const mergeDb = literal?.toLowerCase();
+      if (lower === 'merge' && (!mergeDb || mergeDb === 'system' || (scope && literal !== scope.served)))
+        throw refused("merge() reads only the service's database here, named as a plain string", {
+          function: name,
+        });
     }
+    if (readsRows && scope && n.node === 'TableIdentifier') {
+      const name = n.arg.split(' ')[0];
+      const dot = name.indexOf('.');
+      const db = dot < 0 ? scope.current : name.slice(0, dot);
+      const table = dot < 0 ? name : name.slice(dot + 1);
+      checkTable(db, table, scope.served);
+      if (db === 'system' && PATH_TABLES.has(table)) pathTable = true;
+    }
+    if (/^(Asterisk|QualifiedAsterisk|Columns\w*Matcher|QualifiedColumns\w*Matcher)$/.test(n.node))
+      wholeRow = true;
+    if (n.node === 'Identifier' && PATH_COLUMNS.test(n.arg.split(' ')[0]))
+      throw refused(`column ${n.arg.split(' ')[0]} holds the server's paths: not readable here`);
   }
+  if (pathTable && wholeRow)
+    throw refused(
+      "system.tables and system.databases hold the server's paths: name their columns (database, name, engine, ...) instead of * or COLUMNS()",
+    );
   const words = sqlWords(canonical);
   for (let i = 0; i + 1 < words.length; i++)
     if (words[i] === 'INTO' && words[i + 1] === 'OUTFILE')
@@ -190,9 +232,25 @@ export function checkAst(lines: string[], canonical: string): CheckedQuery {
   const last = ast.filter((n) => n.depth === 1).at(-1);
   const format =
     last?.node === 'Identifier' && words.at(-2) === 'FORMAT' && words.at(-1) === last.arg.toUpperCase()
-      ? last.arg
+      ? checkFormat(last.arg)
       : undefined;
   return { canonical, format, kind: root.node };
+}
+
+/** A table the query reads rows of: the service's database, an empty or schema database, or a listed system table. */
+function checkTable(db: string, table: string, served: string): void {
+  const lower = db.toLowerCase();
+  if (lower === 'system') {
+    if (SYSTEM_TABLES.has(table)) return;
+    throw refused(
+      `system.${table} is not readable here; system tables readable: ${[...SYSTEM_TABLES].join(', ')}`,
+      { table: `system.${table}` },
+    );
+  }
+  if (db === served || OTHER_DATABASES.has(lower)) return;
+  throw refused(`table ${db}.${table} is outside the databases this interface serves`, {
+    table: `${db}.${table}`,
+  });
 }
 
 function statementName(node: string, canonical: string): string {
@@ -206,7 +264,7 @@ function statementName(node: string, canonical: string): string {
  * READ_ONLY for anything refused and BAD_INPUT for SQL the engine cannot parse (one statement
  * only: a second statement is a syntax error).
  */
-export async function checkReadOnly(lines: Lines, query: string): Promise<CheckedQuery> {
+export async function checkReadOnly(lines: Lines, query: string, scope?: QueryScope): Promise<CheckedQuery> {
   let canonical: string;
   try {
     [canonical] = await lines(`SELECT formatQuerySingleLine(${literal(query)})`);
@@ -220,7 +278,7 @@ export async function checkReadOnly(lines: Lines, query: string): Promise<Checke
   } catch (err) {
     throw sqlError(err);
   }
-  return checkAst(ast, canonical);
+  return checkAst(ast, canonical, scope);
 }
 
 /** The SETTINGS clause that caps a read-only query. */

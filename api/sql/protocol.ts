@@ -3,13 +3,12 @@
  * their HTTP statuses, the error body, which URL parameters are settings and which settings a
  * client may send, content types per output format, and which formats can be streamed.
  */
-import type { QueryLimits } from '../../store/read-only.ts';
-
 export const VERSION = '26.7.2.1';
 
 /** ClickHouse error names of the codes this interface answers with. */
 export const CODE_NAMES: Record<number, string> = {
   16: 'NO_SUCH_COLUMN_IN_TABLE',
+  27: 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
   42: 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
   43: 'ILLEGAL_TYPE_OF_ARGUMENT',
   46: 'UNKNOWN_FUNCTION',
@@ -34,65 +33,32 @@ export const CODE_NAMES: Record<number, string> = {
   1001: 'STD_EXCEPTION',
 };
 
-/** HTTP status per ClickHouse error code, as ClickHouse's own server maps them. */
+/**
+ * HTTP status per ClickHouse error code. ClickHouse's own server answers 500 for most engine
+ * errors; here every error a query can cause is the client's (4xx): a timeout, a cap reached, a
+ * too-deep query, an engine error on a valid-looking query. 500 is left for this server's own
+ * failures (1001) and 503 for an engine that cannot take queries.
+ */
 export function httpStatus(code: number): number {
   if (code === 516) return 401;
   if (code === 164 || code === 497) return 403;
-  if (code === 60 || code === 81) return 404;
-  if (code === 202) return 503;
-  if ([16, 27, 36, 42, 43, 46, 47, 53, 62, 73, 115, 432, 456, 638].includes(code)) return 400;
+  if (code === 60 || code === 81 || code === 404) return 404;
+  if (code === 202 || code === 210) return 503;
   if (code === 1000) return 413;
-  return 500;
+  if (code === 1001) return 500;
+  return 400;
 }
 
 export class ClickHouseHttpError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The HTTP status, when the code alone does not say it (an unknown path is 404). */
+    readonly status = httpStatus(code),
   ) {
     super(message);
   }
 }
-
-/** Settings about how results are written: harmless, passed on to the engine. */
-export const OUTPUT_SETTINGS =
-  /^(output_format_\w+|format_\w+|date_time_output_format|precise_float_parsing|join_use_nulls)$/;
-/** Settings that only shape the HTTP exchange: accepted, and handled here or ignored. */
-export const HTTP_SETTINGS = new Set([
-  'enable_http_compression',
-  'http_zlib_compression_level',
-  'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms',
-  'wait_end_of_query',
-  'http_response_buffer_size',
-  'cancel_http_readonly_queries_on_client_close',
-  'http_write_exception_in_output_format',
-  'add_http_cors_header',
-  'extremes',
-]);
-/** URL parameters that are not settings. */
-export const NOT_SETTINGS = new Set([
-  'query',
-  'database',
-  'default_format',
-  'query_id',
-  'user',
-  'password',
-  'quota_key',
-  'session_id',
-  'session_timeout',
-  'session_check',
-  'compress',
-  'decompress',
-  'buffer_size',
-]);
-/** Caps a client may lower with a URL setting, and the limit each one lowers. */
-export const CAPS: Record<string, keyof QueryLimits> = {
-  max_execution_time: 'maxExecutionTimeSeconds',
-  max_result_rows: 'maxResultRows',
-  max_result_bytes: 'maxResultBytes',
-  max_memory_usage: 'maxMemoryUsageBytes',
-};
 
 export const CONTENT_TYPES: [RegExp, string][] = [
   [

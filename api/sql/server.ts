@@ -24,25 +24,15 @@ import type { Logger } from '../../core/log.ts';
 import type { SqlSettings } from '../../core/settings/sql.ts';
 import type { Store } from '../../store/client.ts';
 import {
+  checkFormat,
   checkReadOnly,
   clickhouseCodeOf,
   limitedSql,
-  type QueryLimits,
   storeLines,
 } from '../../store/read-only.ts';
-import { literal } from '../../store/tsv.ts';
-import {
-  CAPS,
-  ClickHouseHttpError,
-  contentType,
-  errorBody,
-  HTTP_SETTINGS,
-  httpStatus,
-  NOT_SETTINGS,
-  OUTPUT_SETTINGS,
-  resultRows,
-  STREAMABLE,
-} from './protocol.ts';
+import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
+import { ClickHouseHttpError, contentType, errorBody, resultRows, STREAMABLE } from './protocol.ts';
+import { clientSettings } from './settings.ts';
 
 export interface SqlHttpOptions {
   store: Store;
@@ -125,38 +115,6 @@ async function readBody(req: IncomingMessage, max: number): Promise<string> {
   }
 }
 
-/** The client's URL settings: output settings for the engine, and caps lowered. */
-function clientSettings(
-  params: URLSearchParams,
-  limits: QueryLimits,
-): { limits: QueryLimits; extra: string[] } {
-  const lowered = { ...limits };
-  const extra: string[] = [];
-  for (const [name, value] of params) {
-    if (NOT_SETTINGS.has(name) || name.startsWith('param_') || HTTP_SETTINGS.has(name)) continue;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ClickHouseHttpError(115, `Unknown setting ${name}`);
-    const cap = CAPS[name];
-    if (cap) {
-      const n = Number(value);
-      // 0 means "no limit" to ClickHouse: that would lift the cap.
-      if (!Number.isFinite(n) || n <= 0 || n > limits[cap])
-        throw new ClickHouseHttpError(
-          164,
-          `Cannot modify '${name}' setting in readonly mode: ${value} is above this server's cap of ${limits[cap]}`,
-        );
-      lowered[cap] = Math.floor(n);
-    } else if (name === 'readonly') {
-      if (value !== '1' && value !== '2')
-        throw new ClickHouseHttpError(164, "Cannot modify 'readonly' setting in readonly mode");
-    } else if (OUTPUT_SETTINGS.test(name)) {
-      extra.push(`${name} = ${/^-?\d+$/.test(value) ? value : literal(value)}`);
-    } else {
-      throw new ClickHouseHttpError(164, `Cannot modify '${name}' setting in readonly mode`);
-    }
-  }
-  return { limits: lowered, extra };
-}
-
 /** The engine's message without chDB's prefix and ClickHouse's own code/name/version decorations. */
 function engineMessage(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
@@ -170,6 +128,8 @@ function engineMessage(err: unknown): string {
 
 function toHttpError(err: unknown): ClickHouseHttpError {
   if (err instanceof ClickHouseHttpError) return err;
+  if (err instanceof VaultstreamError && err.code === 'STORE_UNAVAILABLE')
+    return new ClickHouseHttpError(1001, err.message, 503);
   if (err instanceof VaultstreamError) {
     const c =
       typeof err.details?.clickhouseCode === 'number'
@@ -204,9 +164,13 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       return;
     }
     if (url.pathname !== '/' && url.pathname !== '/query')
-      throw new ClickHouseHttpError(1000, `There is no handle ${url.pathname}`);
+      throw new ClickHouseHttpError(
+        1000,
+        `There is no handle ${url.pathname.slice(0, 200)}: use / (queries) or /ping`,
+        404,
+      );
     if (req.method !== 'GET' && req.method !== 'POST')
-      throw new ClickHouseHttpError(1000, `Method ${req.method} is not allowed: use GET or POST`);
+      throw new ClickHouseHttpError(1000, `Method ${req.method} is not allowed: use GET or POST`, 405);
     const cred = credentials(req, params);
     const user = cred.user ? http.users.find((u) => u.name === cred.user) : http.users[0];
     if (!user || !sameSecret(user.password, cred.password))
@@ -219,8 +183,11 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
     if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
     const database = params.get('database') || store.database;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
-      throw new ClickHouseHttpError(81, `Database ${database} does not exist`);
+    if (database !== store.database && database !== 'system' && !OTHER_DATABASES.has(database.toLowerCase()))
+      throw new ClickHouseHttpError(
+        81,
+        `Database ${database.slice(0, 100)} does not exist here: this interface serves ${store.database}`,
+      );
     const { limits, extra } = clientSettings(params, settings.limits);
     if (admitted >= http.maxConcurrentQueries)
       throw new ClickHouseHttpError(
@@ -234,9 +201,9 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     };
     res.on('close', onClose);
     try {
-      const checked = await checkReadOnly(lines, query);
+      const checked = await checkReadOnly(lines, query, { current: database, served: store.database });
       abort.signal.throwIfAborted();
-      const format = checked.format ?? params.get('default_format') ?? 'TabSeparated';
+      const format = checkFormat(checked.format ?? params.get('default_format') ?? 'TabSeparated');
       let sql = limitedSql(checked, limits);
       if (extra.length) sql += `, ${extra.join(', ')}`;
       const queryId = params.get('query_id') ?? crypto.randomUUID();
@@ -291,14 +258,13 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const e = toHttpError(err);
-      if (e.code !== 394 && httpStatus(e.code) >= 500)
-        log.warn({ err, code: e.code }, 'sql http: query failed');
+      if (e.code !== 394 && e.status >= 500) log.warn({ err, code: e.code }, 'sql http: query failed');
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
       }
       res
-        .writeHead(httpStatus(e.code), {
+        .writeHead(e.status, {
           'Content-Type': 'text/plain; charset=UTF-8',
           'X-ClickHouse-Exception-Code': String(e.code),
           'X-ClickHouse-Server-Display-Name': 'vaultstream',
