@@ -17,7 +17,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { VaultstreamError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -32,6 +31,8 @@ import {
 } from '../../store/read-only.ts';
 import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
 import { ClickHouseHttpError, contentType, errorBody, resultRows, STREAMABLE } from './protocol.ts';
+import { createAdmission } from './admission.ts';
+import { credentials, readBody } from './request.ts';
 import { clientSettings } from './settings.ts';
 
 export interface SqlHttpOptions {
@@ -63,56 +64,6 @@ function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function credentials(req: IncomingMessage, params: URLSearchParams): { user?: string; password: string } {
-  const hUser = req.headers['x-clickhouse-user'];
-  if (typeof hUser === 'string')
-    return { user: hUser, password: String(req.headers['x-clickhouse-key'] ?? '') };
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Basic ')) {
-    const text = Buffer.from(auth.slice(6), 'base64').toString('utf8');
-    const i = text.indexOf(':');
-    return i < 0 ? { user: text, password: '' } : { user: text.slice(0, i), password: text.slice(i + 1) };
-  }
-  return { user: params.get('user') ?? undefined, password: params.get('password') ?? '' };
-}
-
-async function readBody(req: IncomingMessage, max: number): Promise<string> {
-  const enc = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
-    chunks.push(chunk as Buffer);
-  }
-  const raw = Buffer.concat(chunks);
-  const decode: Record<string, (b: Buffer) => Promise<Buffer>> = {
-    gzip: promisify(zlib.gunzip),
-    deflate: promisify(zlib.inflate),
-    br: promisify(zlib.brotliDecompress),
-    zstd: async (b) => {
-      const fn = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync;
-      if (!fn) throw new Error('zstd is not supported by this Node');
-      return fn(b);
-    },
-  };
-  if (enc === 'identity' || enc === '') return raw.toString('utf8');
-  const fn = decode[enc];
-  if (!fn) throw new ClickHouseHttpError(638, `Unknown compression method: ${enc}`);
-  try {
-    const out = await fn(raw);
-    if (out.length > max)
-      throw new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
-    return out.toString('utf8');
-  } catch (err) {
-    if (err instanceof ClickHouseHttpError) throw err;
-    throw new ClickHouseHttpError(
-      432,
-      `Cannot decompress the request body as ${enc}: ${(err as Error).message}`,
-    );
-  }
 }
 
 /** The engine's message without chDB's prefix and ClickHouse's own code/name/version decorations. */
@@ -151,7 +102,11 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   const http = settings.http;
   checkExposure(http);
   const lines = storeLines(store, true);
-  let admitted = 0;
+  const admission = createAdmission({
+    running: http.maxConcurrentQueries,
+    queued: http.maxQueuedQueries,
+    waitMs: http.queueWaitMs,
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -178,10 +133,6 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
         516,
         `${cred.user ?? http.users[0].name}: Authentication failed: password is incorrect, or there is no user with such name`,
       );
-    const body = req.method === 'POST' ? await readBody(req, http.maxQueryBytes) : '';
-    const query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
-    if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
-    if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
     const database = params.get('database') || store.database;
     if (database !== store.database && database !== 'system' && !OTHER_DATABASES.has(database.toLowerCase()))
       throw new ClickHouseHttpError(
@@ -189,18 +140,19 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
         `Database ${database.slice(0, 100)} does not exist here: this interface serves ${store.database}`,
       );
     const { limits, extra } = clientSettings(params, settings.limits);
-    if (admitted >= http.maxConcurrentQueries)
-      throw new ClickHouseHttpError(
-        202,
-        `Too many simultaneous queries: ${admitted} analyst queries are running or waiting (sql.http.maxConcurrentQueries = ${http.maxConcurrentQueries})`,
-      );
-    admitted++;
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
+    // Admitted before the body is read: a request waiting for its turn holds no body in memory.
+    let release: (() => void) | undefined;
     try {
+      release = await admission.enter(abort.signal);
+      const body = req.method === 'POST' ? await readBody(req, http.maxQueryBytes) : '';
+      const query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
+      if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
+      if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
       const checked = await checkReadOnly(lines, query, { current: database, served: store.database });
       abort.signal.throwIfAborted();
       const format = checkFormat(checked.format ?? params.get('default_format') ?? 'TabSeparated');
@@ -250,7 +202,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       headers['Content-Length'] = String(out.length);
       res.writeHead(200, headers).end(out);
     } finally {
-      admitted--;
+      release?.();
       res.off('close', onClose);
     }
   };
@@ -268,6 +220,8 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
           'Content-Type': 'text/plain; charset=UTF-8',
           'X-ClickHouse-Exception-Code': String(e.code),
           'X-ClickHouse-Server-Display-Name': 'vaultstream',
+          // A body left unread (refused before or while it was read) is not drained: the connection ends.
+          ...(req.complete ? {} : { Connection: 'close' }),
         })
         .end(errorBody(e.code, e.message));
     });

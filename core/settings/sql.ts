@@ -27,6 +27,10 @@ export const sqlSchema = z
           .default([{ name: 'default', password: '' }]),
         /** Analyst queries admitted at once (the engine runs one query at a time; the API goes first). */
         maxConcurrentQueries: z.number().int().min(1).max(64).default(2),
+        /** Analyst queries that wait for one of those to finish (beyond: 503, Code 202). */
+        maxQueuedQueries: z.number().int().min(0).max(1024).default(16),
+        /** How long a queued query waits for its turn before it is refused (ms). */
+        queueWaitMs: z.number().int().min(0).max(600_000).default(30_000),
         /** Largest query text (URL plus body), in bytes. */
         maxQueryBytes: z.number().int().min(1024).max(16_777_216).default(1_048_576),
       })

@@ -45,6 +45,7 @@ beforeAll(async () => {
         ...cfg.sql.http,
         port: 0,
         maxConcurrentQueries: 1,
+        maxQueuedQueries: 0,
         users: [{ name: 'analyst', password: 's3cret' }],
       },
     },
