@@ -30,8 +30,8 @@ import {
   storeLines,
 } from '../../store/read-only.ts';
 import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
-import { ClickHouseHttpError, contentType, errorBody, resultRows, STREAMABLE } from './protocol.ts';
 import { createAdmission } from './admission.ts';
+import { ClickHouseHttpError, contentType, errorBody, resultRows, STREAMABLE } from './protocol.ts';
 import { credentials, readBody } from './request.ts';
 import { clientSettings } from './settings.ts';
 
