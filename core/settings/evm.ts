@@ -69,5 +69,17 @@ export const ingestSchema = z
     headerBatchSize: z.number().int().min(1).max(1000).default(100),
     /** Log backfill progress at most this often. */
     progressLogIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
+    /**
+     * A chain that has caught up stays `live` (and `/readyz` ready) while it is at most
+     * `maxLagBlocks` behind its head and was last caught up at most `maxLagSeconds` ago: new
+     * blocks not yet read between two polls are not a return to backfill
+     * (ingest/evm/progress.ts).
+     */
+    live: z
+      .object({
+        maxLagBlocks: z.number().int().min(0).max(1_000_000).default(200),
+        maxLagSeconds: z.number().int().min(1).max(86_400).default(60),
+      })
+      .prefault({}),
   })
   .prefault({});

@@ -115,7 +115,7 @@ function followChain(
       void report('snapshot', 'SNAPSHOT_FAILED', e);
     },
   });
-  const meter = new ProgressMeter(chain, follower, rpc, clock);
+  const meter = new ProgressMeter(chain, follower, rpc, clock, config.ingest.live);
   const loop = (async () => {
     while (!signal.aborted) {
       let busy = false;

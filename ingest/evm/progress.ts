@@ -3,8 +3,15 @@
  * blocks/s and events/s (moving averages), ETA, RPC wait time, reorgs and the last
  * error; served by `EvmIngest.progress()` for `/status`, and rendered for operators by
  * `cli/progress.ts` (bars on a terminal, periodic log lines otherwise).
+ *
+ * The phase: `starting` until the head is known, `backfill` until the chain first catches
+ * up, then `live` for as long as it stays within `ingest.live` (at most `maxLagBlocks`
+ * behind the head, last caught up at most `maxLagSeconds` ago): a block mined between two
+ * polls is not a return to backfill, so `/readyz` (which follows the phase) does not flap.
+ * Past those bounds it is `failing` when its rounds fail, else `backfill` again. `stopped`
+ * is for good (until a restart).
  */
-import type { ChainConfig } from '../../core/config.ts';
+import type { ChainConfig, Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ChainFollower, RoundResult } from './follower.ts';
 import type { EvmRpc } from './rpc.ts';
@@ -44,12 +51,15 @@ export class ProgressMeter {
   private lastError = '';
   private failing = false;
   private stoppedReason: string | undefined;
+  /** When a round last ended with every block up to the head read (undefined: not yet). */
+  private caughtUpAt: number | undefined;
 
   constructor(
     private readonly chain: ChainConfig,
     private readonly follower: ChainFollower,
     private readonly rpc: EvmRpc,
     private readonly clock: () => number,
+    private readonly live: Config['ingest']['live'] = { maxLagBlocks: 200, maxLagSeconds: 60 },
   ) {
     this.firstNext = follower.next;
     this.startedAt = clock();
@@ -69,6 +79,7 @@ export class ProgressMeter {
       this.retracted += r.retracted;
     }
     if (r.blocks) this.rate = this.rate ? 0.7 * this.rate + 0.3 * (r.blocks / dt) : r.blocks / dt;
+    if (this.follower.head >= 0 && this.follower.next > this.follower.head) this.caughtUpAt = now;
   }
 
   failed(err: unknown): void {
@@ -82,6 +93,19 @@ export class ProgressMeter {
     this.lastError = reason.slice(0, 500);
   }
 
+  private phase(head: number, remaining: number): ChainProgress['phase'] {
+    if (this.stoppedReason) return 'stopped';
+    const { caughtUpAt } = this;
+    const withinBounds =
+      caughtUpAt !== undefined &&
+      remaining <= this.live.maxLagBlocks &&
+      this.clock() - caughtUpAt <= this.live.maxLagSeconds * 1000;
+    if (withinBounds) return 'live';
+    if (this.failing) return 'failing';
+    if (head < 0) return 'starting';
+    return remaining > 0 || caughtUpAt === undefined ? 'backfill' : 'live';
+  }
+
   snapshot(): ChainProgress {
     const head = this.follower.head;
     const next = this.follower.next;
@@ -89,15 +113,7 @@ export class ProgressMeter {
     return {
       chainId: this.chain.chainId,
       name: this.chain.name,
-      phase: this.stoppedReason
-        ? 'stopped'
-        : this.failing
-          ? 'failing'
-          : head < 0
-            ? 'starting'
-            : remaining > 0
-              ? 'backfill'
-              : 'live',
+      phase: this.phase(head, remaining),
       head,
       next,
       blocksDone: this.blocksDone,
