@@ -1902,6 +1902,7 @@ export const nestHubAccountantAbi = [
     name: 'RateOutOfBounds',
     type: 'error',
   },
+  { inputs: [], name: 'TotalSupplyBelowLocal', type: 'error' },
   {
     inputs: [{ internalType: 'address', name: 'caller', type: 'address' }],
     name: 'Unauthorized',
@@ -1939,6 +1940,15 @@ export const nestHubAccountantAbi = [
       { indexed: false, internalType: 'uint96', name: 'newHWM', type: 'uint96' },
     ],
     name: 'HighWaterMarkUpdated',
+    type: 'event',
+  },
+  {
+    anonymous: false,
+    inputs: [
+      { indexed: false, internalType: 'uint32', name: 'oldRate', type: 'uint32' },
+      { indexed: false, internalType: 'uint32', name: 'newRate', type: 'uint32' },
+    ],
+    name: 'HurdleRateUpdated',
     type: 'event',
   },
   {
@@ -2071,6 +2081,13 @@ export const nestHubAccountantAbi = [
     type: 'function',
   },
   {
+    inputs: [{ internalType: 'uint32', name: 'rate', type: 'uint32' }],
+    name: 'setHurdleRate',
+    outputs: [],
+    stateMutability: 'nonpayable',
+    type: 'function',
+  },
+  {
     inputs: [{ internalType: 'uint32', name: 'fee', type: 'uint32' }],
     name: 'setManagementFee',
     outputs: [],
@@ -2088,7 +2105,7 @@ export const nestHubAccountantAbi = [
   {
     inputs: [
       { internalType: 'uint96', name: 'grossRate', type: 'uint96' },
-      { internalType: 'uint128', name: 'totalShareSupplyAcrossChains', type: 'uint128' },
+      { internalType: 'uint128', name: 'totalShareSupply', type: 'uint128' },
     ],
     name: 'updateExchangeRate',
     outputs: [],

@@ -5,13 +5,18 @@ import {MockERC20} from "./MockERC20.sol";
 import {Owned} from "./Owned.sol";
 
 /// @notice Nest hub accountant (reference section 6): `getAccountantState()` with the hub's 14-field struct,
-/// fees and bounds in 1e6 = 100%, `updateExchangeRate(grossRate, totalShareSupplyAcrossChains)` that reverts
-/// when out of bounds or too early and stores the net rate.
-/// Devnet fee arithmetic (simpler than Nest's; the simulator mirrors it exactly):
-///   shares = min(totalSharesLastUpdate, totalShareSupplyAcrossChains)
-///   management = shares * min(lastGrossRate, grossRate) / oneShare * managementFee / 1e6 * dt / 365 days
-///   performance = grossRate > highWaterMark ? shares * (grossRate - highWaterMark) / oneShare * performanceFee / 1e6 : 0
-///   feesOwedInBase += management + performance; net rate = grossRate - (management + performance) * oneShare / shares.
+/// fees and bounds in 1e6 = 100%, `updateExchangeRate(grossRate, totalShareSupply)` that reverts when too
+/// early or out of bounds and stores the net rate. The fee arithmetic is Nest's (`_accrueManagementFees`,
+/// `_accruePerformanceFees`), rounding down at the same steps; the simulator mirrors it exactly:
+///   management: haircut = min(lastGrossRate, grossRate) * managementFee * dt / (1e6 * 365 days)
+///                         * min(totalSharesLastUpdate, totalShareSupply) / totalShareSupply
+///               fee = haircut * totalShareSupply / oneShare
+///   performance: hurdle-adjusted HWM = hwm + hwm * hurdleRate * (now - hwmLastUpdateTimestamp) / (1e6 * 365 days);
+///               above it, fee = (grossRate - that) * totalShareSupply / oneShare * performanceFee / 1e6,
+///               and the HWM moves to grossRate
+///   net rate = grossRate - haircut - fee * oneShare / totalShareSupply, bounded against the current net rate.
+/// So with totalSharesLastUpdate 0 the management fee is 0 while a performance fee is still charged on the
+/// whole supply. Not modelled: the holdback reserve and its clawback (holdbackRate stays 0 here).
 contract NestHubAccountant is Owned {
     struct AccountantState {
         address payoutAddress;
@@ -44,19 +49,23 @@ contract NestHubAccountant is Owned {
     event ManagementFeeUpdated(uint32 oldFee, uint32 newFee);
     event PerformanceFeeUpdated(uint32 oldFee, uint32 newFee);
     event HighWaterMarkUpdated(uint96 oldHWM, uint96 newHWM);
+    event HurdleRateUpdated(uint32 oldRate, uint32 newRate);
     event ExchangeRateUpdated(uint96 oldRate, uint96 newRate, uint64 currentTime);
 
     error AccountantPaused();
+    error TotalSupplyBelowLocal();
     error UpdateTooEarly();
     error RateOutOfBounds(uint96 grossRate);
     error NoFeesOwed();
     error UnsupportedQuote(address quote);
 
     uint256 internal constant DENOMINATOR = 1e6;
+    uint256 internal constant YEAR = 365 days;
 
     AccountantState internal accountantState;
     PerformanceFeeConfig public performanceFeeConfig;
     MockERC20 public immutable base;
+    address internal immutable share;
     uint8 public immutable baseDecimals;
     uint256 internal immutable oneShare;
 
@@ -72,6 +81,7 @@ contract NestHubAccountant is Owned {
         uint32 performanceFee
     ) {
         base = MockERC20(_base);
+        share = _share;
         baseDecimals = MockERC20(_base).decimals();
         oneShare = 10 ** MockERC20(_share).decimals();
         accountantState = AccountantState({
@@ -97,35 +107,59 @@ contract NestHubAccountant is Owned {
         return accountantState;
     }
 
-    function updateExchangeRate(uint96 grossRate, uint128 totalShareSupplyAcrossChains) external requiresAuth {
+    function updateExchangeRate(uint96 grossRate, uint128 totalShareSupply) external requiresAuth {
         AccountantState storage s = accountantState;
-        if (s.isPaused) revert AccountantPaused();
         uint64 currentTime = uint64(block.timestamp);
+        if (totalShareSupply < MockERC20(share).totalSupply()) revert TotalSupplyBelowLocal();
         if (currentTime < s.lastUpdateTimestamp + s.minimumUpdateDelayInSeconds) revert UpdateTooEarly();
+        uint256 current = s.exchangeRate;
+        uint256 postManagement = _accrueManagementFee(grossRate, totalShareSupply);
+        uint256 postFee = _accruePerformanceFee(grossRate, postManagement, totalShareSupply, currentTime);
         if (
-            uint256(grossRate) > uint256(s.lastGrossRate) * s.allowedExchangeRateChangeUpper / DENOMINATOR
-                || uint256(grossRate) < uint256(s.lastGrossRate) * s.allowedExchangeRateChangeLower / DENOMINATOR
+            postFee > current * s.allowedExchangeRateChangeUpper / DENOMINATOR
+                || postFee < current * s.allowedExchangeRateChangeLower / DENOMINATOR
         ) revert RateOutOfBounds(grossRate);
-        uint256 shares = totalShareSupplyAcrossChains < s.totalSharesLastUpdate
-            ? totalShareSupplyAcrossChains
-            : s.totalSharesLastUpdate;
-        uint256 minRate = grossRate < s.lastGrossRate ? grossRate : s.lastGrossRate;
-        uint256 fees =
-            shares * minRate / oneShare * s.managementFee / DENOMINATOR * (currentTime - s.lastUpdateTimestamp) / 365 days;
-        if (grossRate > s.highWaterMark) {
-            fees += shares * (grossRate - s.highWaterMark) / oneShare * performanceFeeConfig.performanceFee / DENOMINATOR;
-            emit HighWaterMarkUpdated(s.highWaterMark, grossRate);
-            s.highWaterMark = grossRate;
-            s.hwmLastUpdateTimestamp = currentTime;
-        }
-        uint96 net = grossRate;
-        if (shares > 0) net = uint96(grossRate - fees * oneShare / shares);
-        s.feesOwedInBase += uint128(fees);
-        emit ExchangeRateUpdated(s.exchangeRate, net, currentTime);
-        s.exchangeRate = net;
+        s.exchangeRate = uint96(postFee);
         s.lastGrossRate = grossRate;
-        s.totalSharesLastUpdate = totalShareSupplyAcrossChains;
+        s.totalSharesLastUpdate = totalShareSupply;
         s.lastUpdateTimestamp = currentTime;
+        emit ExchangeRateUpdated(uint96(current), uint96(postFee), currentTime);
+    }
+
+    /// @dev Management fee: on min(totalSharesLastUpdate, supply), over the time since the last update.
+    function _accrueManagementFee(uint256 grossRate, uint256 total) internal returns (uint256 postManagement) {
+        postManagement = grossRate;
+        if (total == 0) return postManagement;
+        AccountantState storage s = accountantState;
+        uint256 basis = grossRate < s.lastGrossRate ? grossRate : s.lastGrossRate;
+        uint256 discount = basis * s.managementFee * (block.timestamp - s.lastUpdateTimestamp) / (DENOMINATOR * YEAR);
+        uint256 shareBasis = s.totalSharesLastUpdate < total ? s.totalSharesLastUpdate : total;
+        uint256 haircut = discount * shareBasis / total;
+        postManagement = grossRate > haircut ? grossRate - haircut : 0;
+        s.feesOwedInBase += uint128(haircut * total / oneShare);
+    }
+
+    /// @dev Performance fee: on the gain above the hurdle-adjusted high-water mark, on the whole supply.
+    function _accruePerformanceFee(uint256 grossRate, uint256 postManagement, uint256 total, uint64 currentTime)
+        internal
+        returns (uint256 postFee)
+    {
+        AccountantState storage s = accountantState;
+        postFee = postManagement;
+        uint256 hwm = s.highWaterMark;
+        uint256 hurdleHwm = hwm
+            + uint256(performanceFeeConfig.hurdleRate) * hwm * (currentTime - s.hwmLastUpdateTimestamp) / (DENOMINATOR * YEAR);
+        if (performanceFeeConfig.performanceFee == 0 || grossRate <= hurdleHwm) return postFee;
+        uint256 performance =
+            (grossRate - hurdleHwm) * total / oneShare * performanceFeeConfig.performanceFee / DENOMINATOR;
+        s.highWaterMark = uint96(grossRate);
+        s.hwmLastUpdateTimestamp = currentTime;
+        if (performance > 0 && total > 0) {
+            uint256 perShare = performance * oneShare / total;
+            postFee = postManagement > perShare ? postManagement - perShare : 0;
+            s.feesOwedInBase += uint128(performance);
+        }
+        s.clawbackReferenceRate = uint96(postFee);
     }
 
     function claimFees(address feeAsset) external requiresAuth {
@@ -138,6 +172,20 @@ contract NestHubAccountant is Owned {
     function setManagementFee(uint32 fee) external onlyOwner {
         emit ManagementFeeUpdated(accountantState.managementFee, fee);
         accountantState.managementFee = fee;
+    }
+
+    /// @notice Nest's `updateHurdleRate`: the hurdle accrued under the old rate moves into the HWM first.
+    function setHurdleRate(uint32 rate) external onlyOwner {
+        AccountantState storage s = accountantState;
+        uint64 currentTime = uint64(block.timestamp);
+        uint256 old = performanceFeeConfig.hurdleRate;
+        if (old > 0) {
+            uint256 hwm = s.highWaterMark;
+            s.highWaterMark = uint96(hwm + old * hwm * (currentTime - s.hwmLastUpdateTimestamp) / (DENOMINATOR * YEAR));
+        }
+        s.hwmLastUpdateTimestamp = currentTime;
+        emit HurdleRateUpdated(uint32(old), rate);
+        performanceFeeConfig.hurdleRate = rate;
     }
 
     function setPerformanceFee(uint32 fee) external onlyOwner {

@@ -88,9 +88,11 @@ export async function updateRate(ctx: SimContext, v: VaultState, pause = false):
 interface HubState {
   lastGross: bigint;
   hwm: bigint;
+  hwmAt: bigint;
   totalSharesLastUpdate: bigint;
   managementFee: bigint;
   performanceFee: bigint;
+  hurdleRate: bigint;
 }
 const hubStates = new WeakMap<VaultState, HubState>();
 const YEAR = 365n * 86_400n;
@@ -105,13 +107,15 @@ export type HubAccountantState = {
   highWaterMark: bigint;
   lastGrossRate: bigint;
   totalSharesLastUpdate: bigint;
+  hwmLastUpdateTimestamp: bigint;
 };
 
 /**
  * The daily update of a hub accountant: the gross rate moves like the legacy one (+0 to +0.04%),
- * `totalShareSupplyAcrossChains` is this chain's supply (each chain's hub stands alone on the devnet),
- * and the simulator computes the fees and the net rate as NestHubAccountant does, booking the fees as
- * `accountantAccrued` and the net rate as the vault's rate.
+ * `totalShareSupply` is this chain's supply (each chain's hub stands alone on the devnet), and the
+ * simulator computes the fees and the net rate as NestHubAccountant does, booking the management and
+ * the performance fee as `accountantManagement` and `accountantPerformance` and the net rate as the
+ * vault's rate.
  */
 async function updateHubRate(ctx: SimContext, v: VaultState): Promise<void> {
   let h = hubStates.get(v);
@@ -129,9 +133,11 @@ async function updateHubRate(ctx: SimContext, v: VaultState): Promise<void> {
     h = {
       lastGross: s.lastGrossRate,
       hwm: s.highWaterMark,
+      hwmAt: s.hwmLastUpdateTimestamp,
       totalSharesLastUpdate: s.totalSharesLastUpdate,
       managementFee: BigInt(s.managementFee),
       performanceFee: BigInt(perf[0]),
+      hurdleRate: BigInt(perf[1]),
     };
     hubStates.set(v, h);
   }
@@ -144,22 +150,37 @@ async function updateHubRate(ctx: SimContext, v: VaultState): Promise<void> {
     'updateExchangeRate',
     [gross, supply],
   );
-  // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
-  const shares = supply < h.totalSharesLastUpdate ? supply : h.totalSharesLastUpdate;
-  const minRate = gross < h.lastGross ? gross : h.lastGross;
-  const dt = BigInt(tx.timestamp - v.lastRateUpdate);
-  let fees = (((((shares * minRate) / ONE) * h.managementFee) / 1_000_000n) * dt) / YEAR;
-  if (gross > h.hwm) {
-    fees += (((shares * (gross - h.hwm)) / ONE) * h.performanceFee) / 1_000_000n;
-    h.hwm = gross;
+  const at = BigInt(tx.timestamp);
+  let management = 0n;
+  let postManagement = gross;
+  if (supply > 0n) {
+    const basis = gross < h.lastGross ? gross : h.lastGross;
+    const discount = (basis * h.managementFee * (at - BigInt(v.lastRateUpdate))) / (1_000_000n * YEAR);
+    // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
+    const shareBasis = h.totalSharesLastUpdate < supply ? h.totalSharesLastUpdate : supply;
+    const haircut = (discount * shareBasis) / supply;
+    postManagement = gross > haircut ? gross - haircut : 0n;
+    management = (haircut * supply) / ONE;
   }
-  const net = shares > 0n ? gross - (fees * ONE) / shares : gross;
+  let performance = 0n;
+  let net = postManagement;
+  const hurdleHwm = h.hwm + (h.hurdleRate * h.hwm * (at - h.hwmAt)) / (1_000_000n * YEAR);
+  if (h.performanceFee > 0n && gross > hurdleHwm) {
+    performance = ((((gross - hurdleHwm) * supply) / ONE) * h.performanceFee) / 1_000_000n;
+    h.hwm = gross;
+    h.hwmAt = at;
+    if (performance > 0n && supply > 0n) {
+      const perShare = (performance * ONE) / supply;
+      net = postManagement > perShare ? postManagement - perShare : 0n;
+    } else performance = 0n;
+  }
   h.lastGross = gross;
   h.totalSharesLastUpdate = supply;
   v.rate = net;
   v.lastRateUpdate = tx.timestamp;
   ctx.truth.rate(ctx.chain.chainId, v.addrs.share, tx.timestamp, net);
-  ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantAccrued', fees);
+  ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantManagement', management);
+  ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'accountantPerformance', performance);
   ctx.truth.did('rateUpdate', tx.timestamp);
 }
 

@@ -6,11 +6,12 @@
 import type { Address, Hex } from 'viem';
 import type { DevnetAddresses } from '../deploy.ts';
 
-/** `accountantAccrued`: management plus performance fee a hub accountant accrued on a rate update (the
- * simulator's own arithmetic, mirroring NestHubAccountant). */
+/** `accountantManagement` / `accountantPerformance`: the management and the performance fee a hub
+ * accountant accrued on a rate update (the simulator's own arithmetic, mirroring NestHubAccountant). */
 export type FeeKind =
   | 'accountantClaimed'
-  | 'accountantAccrued'
+  | 'accountantManagement'
+  | 'accountantPerformance'
   | 'instantRedemption'
   | 'deposit'
   | 'redemption';

@@ -7,7 +7,8 @@
  * answer; which getter to call comes from the registry (`isHubAccountant`, or
  * `coreAccountant.isHub` naming the accountant). The ingester needs `feesOwedInBase`,
  * `exchangeRate` and `isPaused` (a legacy accountant pauses without an event when an
- * update is out of bounds, reference section 3).
+ * update is out of bounds, reference section 3), and of a hub the fields its management
+ * fee is computed from (`hub`, see `accrual.ts`).
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex, parseAbi, size } from 'viem';
 import type { VaultConfig } from '../../core/config.ts';
@@ -21,6 +22,16 @@ export interface AccountantState {
   isPaused: boolean;
   /** Hub only: the management fee, 1e6 = 100%. */
   managementFee?: number;
+  /** Hub only: what its last update stored, which the next update's management fee starts from. */
+  hub?: HubUpdateMark;
+}
+
+/** The fields of a hub's state its last `updateExchangeRate` wrote (the gross rate and supply it was given). */
+export interface HubUpdateMark {
+  lastGrossRate: bigint;
+  totalSharesLastUpdate: bigint;
+  lastUpdateTimestamp: bigint;
+  managementFee: number;
 }
 
 /** NestHubAccountant's `getAccountantState()` (selector 0x42a20b76). */
@@ -55,6 +66,12 @@ export function decodeAccountantState(data: Hex | undefined): AccountantState | 
       exchangeRate: r.exchangeRate,
       isPaused: r.isPaused,
       managementFee: r.managementFee,
+      hub: {
+        lastGrossRate: r.lastGrossRate,
+        totalSharesLastUpdate: r.totalSharesLastUpdate,
+        lastUpdateTimestamp: r.lastUpdateTimestamp,
+        managementFee: r.managementFee,
+      },
     };
   }
   if (size(data) === 12 * 32) {

@@ -385,17 +385,30 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     expect(T.latestRate(truth, v, primary)).not.toBe(v.startingRate);
     const { data } = await get(`/v1/vaults/fees?startDate=${from}&endDate=${to}`);
     const e = data.find((x: Json) => x.slug === v.slug);
-    const accrued = T.feesByDay(truth, v, 'accountantAccrued');
-    expect(
-      [...accrued.values()].some((x) => x > 0n),
-      'the truth books hub accruals',
-    ).toBe(true);
-    const byDay = new Map<string, number>();
-    for (const name of ['managementFee', 'performanceFee'])
-      for (const p of e[name] as Json[]) byDay.set(p.date, (byDay.get(p.date) ?? 0) + p.value);
-    expect([...byDay.keys()]).toEqual(T.daysFrom(from, to));
-    for (const [day, value] of byDay)
-      T.expectClose(value, T.units(accrued.get(day) ?? 0n) * USD_PER_ASSET, `${v.slug} accrued fees ${day}`);
+    const management = T.feesByDay(truth, v, 'accountantManagement');
+    const performance = T.feesByDay(truth, v, 'accountantPerformance');
+    for (const [kind, booked] of [
+      ['management', management],
+      ['performance', performance],
+    ] as const)
+      expect(
+        [...booked.values()].some((x) => x > 0n),
+        `the truth books hub ${kind} fees`,
+      ).toBe(true);
+    // Each kind on its own: a performance fee reported as management would fail both series.
+    for (const [name, booked] of [
+      ['managementFee', management],
+      ['performanceFee', performance],
+    ] as const) {
+      const series = e[name] as Json[];
+      expect(series.map((p) => p.date)).toEqual(T.daysFrom(from, to));
+      for (const p of series)
+        T.expectClose(
+          p.value,
+          T.units(booked.get(p.date) ?? 0n) * USD_PER_ASSET,
+          `${v.slug} ${name} ${p.date}`,
+        );
+    }
   });
 
   it('failed redemptions with isValid read from the chain at the deadline', async () => {
