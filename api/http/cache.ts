@@ -4,17 +4,29 @@
  * Identical concurrent misses share one load (single flight); entries are evicted
  * least recently used first when their bytes (compressed variants included)
  * exceed the bound. Each entry keeps its strong ETag and compresses lazily, once.
+ *
+ * No stampede on a new version: when data version N+1 has no answer for a key yet, the
+ * answer of an earlier version is served (`previous`) while one background load computes
+ * N+1's, as long as that earlier version was seen current at most `maxStaleMs` ago (the
+ * bound on how old the data behind an answer is; its `X-Data-Watermark` says which data
+ * it reflects). A key has at most one such background load at a time, so each version's
+ * answer of a hot key is computed at most once, and not at all for a version that passed
+ * while another was loading. Past the bound, requests wait for the current version's load.
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { Context } from 'koa';
-import { type Encoding, etagMatches, pickEncoding } from './encoding.ts';
-import { QUERY_KEY } from './params.ts';
+import type { Encoding } from './encoding.ts';
 
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 
+export {
+  type RespondOptions,
+  respondCached,
+  routeOf,
+  type ServedAnswer,
+} from './cache-respond.ts';
 export {
   acceptableEncoding,
   compression,
@@ -34,6 +46,9 @@ export interface LoadResult {
 
 export interface CacheEntry {
   readonly body: Buffer;
+  /** The data version the answer was computed under, and its order among the versions seen (set when loaded). */
+  version?: string;
+  versionNo?: number;
   /** Strong ETag of the identity body, quoted. */
   readonly etag: string;
   readonly contentType: string;
@@ -43,8 +58,11 @@ export interface CacheEntry {
   bytes: number;
 }
 
-/** `stale`: an expired entry served within its grace while one reload replaces it. */
-export type LookupResult = 'hit' | 'miss' | 'coalesced' | 'stale';
+/**
+ * `stale`: an expired entry served within its grace while one reload replaces it;
+ * `previous`: an earlier data version's answer served while the current one's is computed.
+ */
+export type LookupResult = 'hit' | 'miss' | 'coalesced' | 'stale' | 'previous';
 
 export interface ResponseCacheOptions {
   /** The current data version; it changes when new data lands (supplied by the server). */
@@ -59,6 +77,12 @@ export interface ResponseCacheOptions {
    * hot key's expiry does not make every request wait for the store). 0 (default): none.
    */
   staleMs?: number;
+  /**
+   * How long after its data version was last seen current an answer may still be served
+   * while the new version's answer is computed in the background, in ms. 0: never (a new
+   * version's first request waits for its load).
+   */
+  maxStaleMs?: number;
   clock?: () => number;
   /** Called on every lookup, e.g. to count hits and misses per route. */
   onLookup?: (route: string, result: LookupResult) => void;
@@ -104,9 +128,23 @@ export function normalizeQuery(querystring: string): string {
     .join('&');
 }
 
+/** Superseded versions remembered with the last time each was seen current. */
+const VERSIONS_KEPT = 64;
+
 export class ResponseCache {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
+  /** The stored key (`full`) of each key's newest stored answer, whatever its version. */
+  private readonly latest = new Map<string, string>();
+  /** Keys (without version) with a background load of a new version running. */
+  private readonly refreshing = new Set<string>();
+  /** The version last read, as given and as a string, and the last time it was seen current. */
+  private rawVersion: unknown;
+  private version = '';
+  private versionNo = 0;
+  private versionSeenAt = Number.NEGATIVE_INFINITY;
+  /** Superseded versions: the last time each was seen current (the staleness of its answers starts there). */
+  private readonly supersededAt = new Map<string, number>();
   private readonly keys = new WeakMap<CacheEntry, string>();
   private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onRemove'>> &
     Pick<ResponseCacheOptions, 'onLookup' | 'onRemove'>;
@@ -120,6 +158,7 @@ export class ResponseCache {
       maxBytes: opts.maxBytes ?? 64 * 1024 * 1024,
       ttlMs: opts.ttlMs ?? 60_000,
       staleMs: opts.staleMs ?? 0,
+      maxStaleMs: opts.maxStaleMs ?? 0,
       clock: opts.clock ?? Date.now,
     };
   }
@@ -145,8 +184,9 @@ export class ResponseCache {
     load: () => Promise<LoadResult>,
     admit?: () => () => void,
   ): Promise<{ entry: CacheEntry; result: LookupResult; full: string }> {
-    const full = this.fullKey(key);
     const now = this.opts.clock();
+    const version = this.observe(now);
+    const full = `${version}\u0000${key}`;
     const found = this.entries.get(full);
     if (found && found.expiresAt > now) {
       this.entries.delete(full); // re-insert: Map order is the LRU order
@@ -158,12 +198,26 @@ export class ResponseCache {
     if (found && found.expiresAt + this.opts.staleMs > now) {
       // Within the grace: this request gets the stale entry; one load (not the client's: no
       // admission) replaces it. A failed reload leaves the entry until its grace ends.
-      if (!this.inflight.has(full)) this.load(full, load, now).catch(() => {});
+      if (!this.inflight.has(full)) this.load(full, key, version, load, now).catch(() => {});
       this.touch(full, found);
       this.opts.onLookup?.(route, 'stale');
       return { entry: found, result: 'stale', full };
     }
     if (found) this.remove(full);
+    const previous = this.previous(key, full, now);
+    if (previous) {
+      // An earlier version's answer, recent enough: served while one background load (not the
+      // client's: no admission) computes this version's; a key has one such load at a time.
+      if (!this.inflight.has(full) && !this.refreshing.has(key)) {
+        this.refreshing.add(key);
+        this.load(full, key, version, load, now)
+          .catch(() => {})
+          .finally(() => this.refreshing.delete(key));
+      }
+      this.touch(previous.full, previous.entry);
+      this.opts.onLookup?.(route, 'previous');
+      return { ...previous, result: 'previous' };
+    }
     const running = this.inflight.get(full);
     if (running) {
       this.opts.onLookup?.(route, 'coalesced');
@@ -171,13 +225,56 @@ export class ResponseCache {
     }
     const release = admit?.();
     this.opts.onLookup?.(route, 'miss');
-    return { entry: await this.load(full, load, now, release), result: 'miss', full };
+    return { entry: await this.load(full, key, version, load, now, release), result: 'miss', full };
+  }
+
+  /** The newest stored answer of `key` under another version than `full`'s, when recent enough to serve. */
+  private previous(key: string, full: string, now: number): { entry: CacheEntry; full: string } | undefined {
+    const at = this.latest.get(key);
+    if (at === undefined || at === full || this.opts.maxStaleMs <= 0) return undefined;
+    const entry = this.entries.get(at);
+    if (!entry?.version || entry.expiresAt + this.opts.staleMs <= now) return undefined;
+    const seen = this.supersededAt.get(entry.version);
+    if (seen === undefined || now - seen > this.opts.maxStaleMs) return undefined;
+    return { entry, full: at };
+  }
+
+  /** Reads the data version, noting when the one before it was last seen current. */
+  private observe(now: number): string {
+    const raw = this.opts.version();
+    if (raw !== this.rawVersion) {
+      if (this.rawVersion !== undefined) {
+        this.supersededAt.delete(this.version);
+        this.supersededAt.set(this.version, this.versionSeenAt);
+        if (this.supersededAt.size > VERSIONS_KEPT)
+          this.supersededAt.delete(this.supersededAt.keys().next().value as string);
+      }
+      this.rawVersion = raw;
+      this.version = String(raw);
+      this.versionNo++;
+      this.supersededAt.delete(this.version); // a version seen again is current again
+    }
+    this.versionSeenAt = now;
+    return this.version;
   }
 
   /** Runs `load` for `full` as the key's one load in flight and stores its result. */
-  private load(full: string, load: () => Promise<LoadResult>, now: number, release?: () => void) {
+  private load(
+    full: string,
+    key: string,
+    version: string,
+    load: () => Promise<LoadResult>,
+    now: number,
+    release?: () => void,
+  ) {
+    const versionNo = this.versionNo;
     const loading = load()
-      .then((r) => this.store(full, toEntry(r, now + this.opts.ttlMs)))
+      .then((r) => {
+        const entry = toEntry(r, now + this.opts.ttlMs);
+        entry.version = version;
+        entry.versionNo = versionNo;
+        return this.store(full, key, entry);
+      })
       .finally(() => {
         this.inflight.delete(full);
         release?.();
@@ -188,11 +285,15 @@ export class ResponseCache {
 
   /** The stored key of `key` under the current data version. */
   fullKey(key: string): string {
-    return `${this.opts.version()}\u0000${key}`;
+    return `${this.observe(this.opts.clock())}\u0000${key}`;
   }
 
-  /** True when `entry` is stored under `full` and fresh at `now`. */
+  /**
+   * True when `entry` is stored under `full` and fresh at `now` (the fast path, which has
+   * checked that `entry` is of the current version: so it is seen current now).
+   */
   holds(full: string, entry: CacheEntry, now: number): boolean {
+    this.versionSeenAt = now;
     return entry.expiresAt > now && this.entries.get(full) === entry;
   }
 
@@ -230,17 +331,25 @@ export class ResponseCache {
   clear(): void {
     const gone = [...this.entries.values()];
     this.entries.clear();
+    this.latest.clear();
     this.newest = undefined;
     for (const e of gone) this.opts.onRemove?.(e);
     this.storedBytes = 0;
   }
 
-  private store(key: string, entry: CacheEntry): CacheEntry {
+  private store(full: string, key: string, entry: CacheEntry): CacheEntry {
     if (entry.bytes > this.opts.maxBytes) return entry;
-    this.remove(key); // a stale entry replaced by its reload
-    this.entries.set(key, entry);
+    const before = this.latest.get(key);
+    // An answer of a version older than the key's newest stored one only serves its waiters.
+    const newer = before === undefined ? undefined : this.entries.get(before)?.versionNo;
+    if (before !== full && newer !== undefined && newer > (entry.versionNo ?? 0)) return entry;
+    this.remove(full); // a stale entry replaced by its reload
+    // The key's answer of an earlier version is superseded: it leaves (its memory with it).
+    if (before !== undefined && before !== full) this.remove(before);
+    this.entries.set(full, entry);
+    this.latest.set(key, full);
     this.newest = undefined;
-    this.keys.set(entry, key);
+    this.keys.set(entry, full);
     this.storedBytes += entry.bytes;
     this.evict();
     return entry;
@@ -254,11 +363,13 @@ export class ResponseCache {
     this.evict();
   }
 
-  private remove(key: string): void {
-    const e = this.entries.get(key);
+  private remove(full: string): void {
+    const e = this.entries.get(full);
     if (!e) return;
-    this.entries.delete(key);
-    if (key === this.newest) this.newest = undefined;
+    this.entries.delete(full);
+    if (full === this.newest) this.newest = undefined;
+    const key = full.slice(full.indexOf('\u0000') + 1);
+    if (this.latest.get(key) === full) this.latest.delete(key);
     this.storedBytes -= e.bytes;
     this.opts.onRemove?.(e);
   }
@@ -269,75 +380,4 @@ export class ResponseCache {
       this.remove(key);
     }
   }
-}
-
-export interface RespondOptions {
-  maxAgeSeconds?: number;
-  staleWhileRevalidateSeconds?: number;
-  /** Bodies below this size are sent uncompressed. */
-  compressMinBytes?: number;
-  /** Cache key; default method, path and the validated query (else the normalized query string). */
-  key?: string;
-  /** Called before a new load starts (a miss that no running load covers): throws to refuse it, else returns its release. */
-  admit?: () => () => void;
-  /** Called with what was sent (200 only), so the answer can be replayed for the same request (kit's fast path). */
-  served?: (ctx: Context, answer: ServedAnswer) => void;
-}
-
-/** A 200 answered from the cache: the entry, its stored key, the route and the bytes sent. */
-export interface ServedAnswer {
-  entry: CacheEntry;
-  full: string;
-  route: string;
-  body: Buffer;
-}
-
-/** The router's path template of the request (`/v1/vaults/:slug`), or `unmatched`. */
-export function routeOf(ctx: Context): string {
-  return (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-}
-
-/**
- * Answers the request from `cache`: loads on a miss, then sets `ETag`,
- * `Cache-Control: public, max-age=<n>, stale-while-revalidate=<m>`, `Vary`,
- * `X-Data-Watermark` (when the loader gave one) and answers 304 when
- * `If-None-Match` matches, else the body, gzip or brotli when accepted.
- * Validate the request before calling this: a loader's error is thrown here.
- */
-export async function respondCached(
-  ctx: Context,
-  cache: ResponseCache,
-  load: () => Promise<LoadResult>,
-  opts: RespondOptions = {},
-): Promise<void> {
-  // HEAD shares GET's entry.
-  const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-  // The validated query (parseQuery's canonical form) when the handler parsed one, so a
-  // parameter validation ignores (`?_=<random>`) cannot make a new key; else the raw query.
-  const parsed = ctx.state?.[QUERY_KEY];
-  const query = typeof parsed === 'string' ? `=${parsed}` : normalizeQuery(ctx.querystring);
-  const key = opts.key ?? `${method} ${ctx.path}?${query}`;
-  const route = routeOf(ctx);
-  const { entry, full } = await cache.get(route, key, load, opts.admit);
-  const encoding =
-    entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
-  ctx.set(
-    'Cache-Control',
-    `public, max-age=${opts.maxAgeSeconds ?? 5}, stale-while-revalidate=${opts.staleWhileRevalidateSeconds ?? 30}`,
-  );
-  ctx.vary('Accept-Encoding');
-  ctx.set('ETag', encoding ? `${entry.etag.slice(0, -1)}-${encoding}"` : entry.etag);
-  if (entry.watermark) ctx.set('X-Data-Watermark', entry.watermark);
-  if (etagMatches(ctx.get('If-None-Match'), entry.etag)) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.type = entry.contentType;
-  let body: Buffer;
-  if (encoding) {
-    body = await cache.encode(entry, encoding);
-    ctx.body = body;
-    ctx.set('Content-Encoding', encoding);
-  } else ctx.body = body = entry.body;
-  opts.served?.(ctx, { entry, full, route, body });
 }

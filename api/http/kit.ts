@@ -74,6 +74,8 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     // As clients are told (Cache-Control stale-while-revalidate), the server serves an expired
     // answer that long while one reload replaces it.
     staleMs: c.staleWhileRevalidateSeconds * 1000,
+    // While a new data version's answer is computed, the previous one is served this long at most.
+    maxStaleMs: c.maxStaleMs,
     clock: opts.clock,
     onLookup: recordCacheLookup,
     onRemove: (entry) => fast.forget(entry),

@@ -25,6 +25,12 @@ export const apiSchema = z
          * answer past `ttlSeconds` (same data version) is served this long while one reload replaces it.
          */
         staleWhileRevalidateSeconds: z.number().int().min(0).max(86_400).default(30),
+        /**
+         * When new data lands, the previous data version's answer of a key is served while the new
+         * one is computed in the background, at most this long after that version was last seen
+         * current (ms): the bound on an answer's staleness. 0: a new version's requests wait.
+         */
+        maxStaleMs: z.number().int().min(0).max(600_000).default(2000),
         /** Bodies smaller than this are sent uncompressed. */
         compressMinBytes: z.number().int().min(0).default(1024),
         /** Cache misses (store loads) one client may have running at once; more are a 429. */

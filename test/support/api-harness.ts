@@ -34,6 +34,10 @@ export interface HarnessOptions {
   clock?: () => number;
   /** Builds the `/readyz` check over the harness's store (default: always ready). */
   readiness?: (store: Store, config: Config) => ApiDeps['readiness'];
+  /** The API's data version over the harness's store (default: always 1). */
+  dataVersion?: (store: Store) => () => number | string;
+  /** The store the API reads, given the harness's (default: that one), e.g. to count its queries. */
+  apiStore?: (store: Store) => Store;
 }
 
 /** Replays `lines` (NDJSON events, registry first) and serves the API over the result. */
@@ -51,10 +55,10 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
   const config = parseConfig({ ...opts.config, dataDir });
   const store = await createStore(config);
   const app = createApp({
-    store,
+    store: opts.apiStore?.(store) ?? store,
     config,
     clock: opts.clock,
-    dataVersion: () => 1,
+    dataVersion: opts.dataVersion?.(store) ?? (() => 1),
     ready: () => true,
     readiness: opts.readiness?.(store, config),
   });
