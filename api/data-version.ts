@@ -4,11 +4,17 @@
  * not by a clock. It is the active parts of the database's tables (count, rows and
  * newest modification time): every insert the consumers land adds a part, so it
  * changes exactly when new data lands (a background merge may change it too, which
- * only costs a cache refill). Read at most once per `minIntervalMs`, in the
- * background: `current()` never waits on the store.
+ * only costs a cache refill). The API's own snapshot tables (store/snapshots.ts) are
+ * left out: they are written for a data version, and counting them made each snapshot
+ * a new version, which made a new snapshot, for ever. Read at most once per
+ * `minIntervalMs`, in the background: `current()` never waits on the store.
  */
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
+import { SNAPSHOT_PREFIXES } from '../store/snapshots.ts';
+
+/** Tables written by the API itself, not by the consumers: the snapshots and older scratch tables. */
+const API_WRITTEN = [...SNAPSHOT_PREFIXES, 'scratch_'];
 
 export interface StoredDataVersion {
   /** The last version read (synchronous; triggers a background refresh when stale). */
@@ -33,8 +39,9 @@ export function storedDataVersion(
         const [r] = await store.query<{ parts: string; rows: string; modified: string }>(
           `SELECT toString(count()) AS parts, toString(sum(rows)) AS rows,
              toString(toUnixTimestamp64Milli(toDateTime64(max(modification_time), 3))) AS modified
-           FROM system.parts WHERE database = {db:String} AND active`,
-          { db: store.database },
+           FROM system.parts WHERE database = {db:String} AND active
+             AND NOT arrayExists(p -> startsWith(table, p), {internal:Array(String)})`,
+          { db: store.database, internal: API_WRITTEN },
         );
         version = r ? `${r.parts}-${r.rows}-${r.modified}` : 'empty';
       } catch (err) {

@@ -86,6 +86,8 @@ export interface ResponseCacheOptions {
   clock?: () => number;
   /** Called on every lookup, e.g. to count hits and misses per route. */
   onLookup?: (route: string, result: LookupResult) => void;
+  /** Called when a load starts: `background` when an earlier answer is served meanwhile. */
+  onLoad?: (route: string, background: boolean) => void;
   /** Called when an entry leaves the cache (evicted, expired, cleared). */
   onRemove?: (entry: CacheEntry) => void;
 }
@@ -146,8 +148,8 @@ export class ResponseCache {
   /** Superseded versions: the last time each was seen current (the staleness of its answers starts there). */
   private readonly supersededAt = new Map<string, number>();
   private readonly keys = new WeakMap<CacheEntry, string>();
-  private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onRemove'>> &
-    Pick<ResponseCacheOptions, 'onLookup' | 'onRemove'>;
+  private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onLoad' | 'onRemove'>> &
+    Pick<ResponseCacheOptions, 'onLookup' | 'onLoad' | 'onRemove'>;
   private storedBytes = 0;
   /** A key known to be at the LRU end (moving it there again changes nothing), or undefined. */
   private newest: string | undefined;
@@ -198,7 +200,7 @@ export class ResponseCache {
     if (found && found.expiresAt + this.opts.staleMs > now) {
       // Within the grace: this request gets the stale entry; one load (not the client's: no
       // admission) replaces it. A failed reload leaves the entry until its grace ends.
-      if (!this.inflight.has(full)) this.load(full, key, version, load, now).catch(() => {});
+      if (!this.inflight.has(full)) this.load(route, full, key, version, load, now, true).catch(() => {});
       this.touch(full, found);
       this.opts.onLookup?.(route, 'stale');
       return { entry: found, result: 'stale', full };
@@ -210,7 +212,7 @@ export class ResponseCache {
       // client's: no admission) computes this version's; a key has one such load at a time.
       if (!this.inflight.has(full) && !this.refreshing.has(key)) {
         this.refreshing.add(key);
-        this.load(full, key, version, load, now)
+        this.load(route, full, key, version, load, now, true)
           .catch(() => {})
           .finally(() => this.refreshing.delete(key));
       }
@@ -225,7 +227,11 @@ export class ResponseCache {
     }
     const release = admit?.();
     this.opts.onLookup?.(route, 'miss');
-    return { entry: await this.load(full, key, version, load, now, release), result: 'miss', full };
+    return {
+      entry: await this.load(route, full, key, version, load, now, false, release),
+      result: 'miss',
+      full,
+    };
   }
 
   /** The newest stored answer of `key` under another version than `full`'s, when recent enough to serve. */
@@ -260,14 +266,17 @@ export class ResponseCache {
 
   /** Runs `load` for `full` as the key's one load in flight and stores its result. */
   private load(
+    route: string,
     full: string,
     key: string,
     version: string,
     load: () => Promise<LoadResult>,
     now: number,
+    background: boolean,
     release?: () => void,
   ) {
     const versionNo = this.versionNo;
+    this.opts.onLoad?.(route, background);
     const loading = load()
       .then((r) => {
         const entry = toEntry(r, now + this.opts.ttlMs);

@@ -20,7 +20,7 @@ import {
 import { serveDocs, serveOpenApi } from './docs.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { createFastPath, type FastPath } from './fast.ts';
-import { recordCacheLookup, requestMetrics } from './metrics.ts';
+import { recordCacheLoad, recordCacheLookup, requestMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { clientKey, createRateLimiter } from './ratelimit.ts';
 
@@ -78,6 +78,7 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     maxStaleMs: c.maxStaleMs,
     clock: opts.clock,
     onLookup: recordCacheLookup,
+    onLoad: recordCacheLoad,
     onRemove: (entry) => fast.forget(entry),
   });
   const respondOpts = {

@@ -28,10 +28,17 @@ export const httpRequestSeconds = new Histogram({
 
 export const cacheLookups = new Counter({
   name: 'vaultstream_api_cache_lookups_total',
-  help: 'Response cache lookups: hit, miss (the loader ran) or coalesced (joined a running load)',
+  help: 'Response cache lookups: hit, miss (the loader ran), coalesced (joined a running load), stale (past its ttl, within its grace) or previous (an earlier data version while the new one loads)',
   labelNames: ['route', 'result'] as const,
   registers: [registry],
   collect: () => drainCacheHits(),
+});
+
+export const cacheLoads = new Counter({
+  name: 'vaultstream_api_cache_loads_total',
+  help: 'Answers computed for the response cache: for a waiting request (foreground) or while an earlier answer is served (background)',
+  labelNames: ['route', 'mode'] as const,
+  registers: [registry],
 });
 
 /** Observations of one `httpRequestSeconds` series not yet added to it. */
@@ -138,6 +145,11 @@ export function requestMetrics(): Middleware {
     ctx.res.once('close', () => end({ method: ctx.method, route: routeOf(ctx), status: String(ctx.status) }));
     await next();
   };
+}
+
+/** Counts a computed answer; pass it as `ResponseCache`'s `onLoad`. */
+export function recordCacheLoad(route: string, background: boolean): void {
+  cacheLoads.inc({ route, mode: background ? 'background' : 'foreground' });
 }
 
 /** Counts a cache lookup; pass it as `ResponseCache`'s `onLookup`. */

@@ -36,8 +36,6 @@ export interface HarnessOptions {
   readiness?: (store: Store, config: Config) => ApiDeps['readiness'];
   /** The API's data version over the harness's store (default: always 1). */
   dataVersion?: (store: Store) => () => number | string;
-  /** The store the API reads, given the harness's (default: that one), e.g. to count its queries. */
-  apiStore?: (store: Store) => Store;
 }
 
 /** Replays `lines` (NDJSON events, registry first) and serves the API over the result. */
@@ -55,7 +53,7 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
   const config = parseConfig({ ...opts.config, dataDir });
   const store = await createStore(config);
   const app = createApp({
-    store: opts.apiStore?.(store) ?? store,
+    store,
     config,
     clock: opts.clock,
     dataVersion: opts.dataVersion?.(store) ?? (() => 1),
