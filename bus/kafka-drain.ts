@@ -5,23 +5,13 @@
 import type { Admin } from 'kafkajs';
 import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import { busError } from './kafka-errors.ts';
+import { busError, isPermanentKafkaError } from './kafka-errors.ts';
 
 const DRAIN_POLL_MS = 200;
 /** Between polls that failed with a retriable error (a broker restarting, a coordinator moving). */
 const DRAIN_RETRY_MS = 1_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * A failure no retry can cure: an error response the broker marks non-retriable (authorization,
- * an invalid request). kafkajs also gives up on outages (KafkaJSNumberOfRetriesExceeded,
- * KafkaJSGroupCoordinatorNotFound are "non-retriable" once its own retries are spent), which pass.
- */
-function permanent(err: unknown): boolean {
-  const e = err as { name?: string; retriable?: boolean } | null;
-  return e?.name === 'KafkaJSProtocolError' && e.retriable === false;
-}
 
 /**
  * Resolves once the group's committed offset reached, on every partition of `topics`, the high
@@ -44,7 +34,7 @@ export async function waitUntilDrained(
       try {
         return await call();
       } catch (err) {
-        if (permanent(err) || wasStopping) throw busError(what, err);
+        if (isPermanentKafkaError(err) || wasStopping) throw busError(what, err);
         // The first failure of an outage at debug (a coordinator move is routine), later ones at warn.
         logger[failures === 0 ? 'debug' : 'warn'](
           { err: err instanceof Error ? err.message : String(err), groupId },

@@ -20,6 +20,8 @@ const { CompressionTypes, Kafka, logLevel, Partitioners } = kafkajs;
 const DEFAULT_MAX_REQUEST_BYTES = 900_000;
 const PER_MESSAGE_OVERHEAD = 64;
 const CLOSE_GRACE_MS = 30_000;
+/** How long a created topic's partitions may take to get serving leaders. */
+const LEADER_WAIT_MS = 30_000;
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -165,6 +167,7 @@ export class KafkaBus implements Bus {
         });
         if (created)
           this.logger.info({ topics: missing, partitions: this.partitions }, 'created kafka topics');
+        for (const topic of missing) await this.leadersServing(topic);
       }
       const { topics: meta } = await this.admin.fetchTopicMetadata({ topics: unchecked });
       counts = new Map(meta.map((t) => [t.name, t.partitions.length]));
@@ -180,6 +183,25 @@ export class KafkaBus implements Bus {
         );
       }
       this.checkedTopics.add(topic);
+    }
+  }
+
+  /**
+   * Waits until every partition's leader answers for `topic`. createTopics' waitForLeaders sees
+   * the leaders in the metadata before the broker applied them: a produce then gets NOT_LEADER on
+   * some partitions and kafkajs resends the whole request, to the partitions that took it too
+   * (duplicates in the log). ListOffsets is answered by each partition's leader only.
+   */
+  private async leadersServing(topic: string): Promise<void> {
+    const deadline = Date.now() + LEADER_WAIT_MS;
+    for (;;) {
+      try {
+        await this.admin.fetchTopicOffsets(topic);
+        return;
+      } catch (err) {
+        if ((err as { retriable?: boolean }).retriable === false || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
   }
 

@@ -143,6 +143,51 @@ suite(suiteName, () => {
   );
 
   it(
+    'publishes through a broker SIGKILL and restart: a failed send is a retryable BUS_UNAVAILABLE, every acknowledged message is delivered',
+    async () => {
+      const topic = 'vs.publish-outage';
+      const bus = fx.newBus();
+      const sent = keyed(topic, 3_000, 30);
+      const acked: typeof sent = [];
+      const failures: unknown[] = [];
+      let restarted: Promise<void> | undefined;
+      for (let i = 0; i < sent.length; i += 50) {
+        const chunk = sent.slice(i, i + 50);
+        if (i === 1_000) {
+          // Mid-stream: the broker dies without a controlled shutdown, and comes back 2 s later.
+          await fx.kafka().stop({ hard: true });
+          restarted = new Promise((r) => setTimeout(r, 2_000)).then(() => fx.kafka().start());
+        }
+        // As a caller does (an ingester's next round): retry what failed until it is acknowledged.
+        for (;;) {
+          try {
+            await bus.publish(topic, chunk);
+            break;
+          } catch (err) {
+            failures.push(err);
+            expect(err).toMatchObject({ code: 'BUS_UNAVAILABLE', retryable: true });
+          }
+        }
+        acked.push(...chunk);
+      }
+      await restarted;
+      const got = new Received();
+      const sub = await bus.subscribe({
+        groupId: 'g-publish-outage',
+        topics: [topic],
+        maxBatchSize: 200,
+        maxWaitMs: 50,
+        handler: async (batch) => got.record(batch),
+      });
+      await sub.drained();
+      await sub.stop();
+      expect(acked).toHaveLength(3_000);
+      expect(acked.filter((m) => !got.has(idOf(m.value)))).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     'two consumer processes in one group split the partitions; one SIGKILLed, the survivor takes them over from the committed offsets: nothing lost, only the killed batch in flight handled twice',
     async () => {
       const topic = 'vs.group';
