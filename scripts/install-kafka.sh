@@ -9,13 +9,19 @@
 # the reason on stderr when either is still missing.
 #
 # Version: 3.9.1, the version docker-compose.yml runs (it explains why 3.9 and not 4.x for
-# kafkajs 2.2.4). The real-broker suite is what proves kafkajs works against it.
+# kafkajs 2.2.4). The real-broker suite is what proves kafkajs works against it. Another version
+# with VAULTSTREAM_KAFKA_VERSION (e.g. 4.1.0; the suites pass on it too).
 #
 # Where: $VAULTSTREAM_KAFKA_HOME, else ${XDG_CACHE_HOME:-$HOME/.cache}/vaultstream/kafka-<version>.
 set -euo pipefail
 
-KAFKA_VERSION=3.9.1
-SLF4J_VERSION=1.7.36 # the slf4j-api Kafka 3.9.1 depends on; slf4j-reload4j binds it to Kafka's log4j 1 config
+KAFKA_VERSION="${VAULTSTREAM_KAFKA_VERSION:-3.9.1}"
+# Kafka logs through slf4j 1.7: bound to reload4j (log4j 1) up to 3.x, to log4j 2 from 4.0 on.
+if [[ "${KAFKA_VERSION%%.*}" -ge 4 ]]; then
+  LOG_DEPS=(org.apache.logging.log4j:log4j-slf4j-impl:2.24.3 org.apache.logging.log4j:log4j-core:2.24.3)
+else
+  LOG_DEPS=(org.slf4j:slf4j-reload4j:1.7.36)
+fi
 
 home="${VAULTSTREAM_KAFKA_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/vaultstream/kafka-${KAFKA_VERSION}}"
 lib="$home/lib"
@@ -65,11 +71,11 @@ cat >"$work/pom.xml" <<EOF
       <artifactId>kafka_2.13</artifactId>
       <version>${KAFKA_VERSION}</version>
     </dependency>
-    <dependency>
-      <groupId>org.slf4j</groupId>
-      <artifactId>slf4j-reload4j</artifactId>
-      <version>${SLF4J_VERSION}</version>
-    </dependency>
+$(for dep in "${LOG_DEPS[@]}"; do
+  IFS=: read -r group artifact version <<<"$dep"
+  printf '    <dependency><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n' \
+    "$group" "$artifact" "$version"
+done)
   </dependencies>
 </project>
 EOF

@@ -1,5 +1,5 @@
 /**
- * KafkaBus on a real Apache Kafka broker (3.9.1, one KRaft node: test/support/kafka-real.ts), for
+ * KafkaBus on a real Apache Kafka broker (3.9.1 unless VAULTSTREAM_KAFKA_VERSION says otherwise; one KRaft node: test/support/kafka-real.ts), for
  * what librdkafka's mock cluster (test/integration/kafka-bus.test.ts) cannot show: topic creation
  * (CreateTopics), Kafka's own group coordinator with two consumer processes, one SIGKILLed, and
  * the broker restarted under a running subscription.
@@ -12,7 +12,7 @@ import kafkajs from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { partitionFor } from '../../bus/partition.ts';
 import { idOf, keyed, Received } from '../support/kafka-mock/fixture.ts';
-import { realKafkaProblem, useRealKafka } from '../support/kafka-real.ts';
+import { realKafkaProblem, realKafkaVersion, useRealKafka } from '../support/kafka-real.ts';
 
 const PARTITIONS = 4;
 const TEST_TIMEOUT = 120_000;
@@ -23,7 +23,7 @@ if (problem) console.warn(`WARNING: the real Kafka broker suite is skipped: ${pr
 const suite = problem ? describe.skip : describe;
 const suiteName = problem
   ? `KafkaBus on a real Kafka broker skipped: ${problem}`
-  : 'KafkaBus on a real Kafka broker (Apache Kafka 3.9.1, KRaft)';
+  : `KafkaBus on a real Kafka broker (Apache Kafka ${realKafkaVersion()}, KRaft)`;
 
 suite(suiteName, () => {
   const fx = useRealKafka({ partitions: PARTITIONS, sessionTimeoutMs: 6_000 });

@@ -17,7 +17,7 @@ import { parseConfig } from '../../core/config.ts';
 import { DATA_FAMILIES } from '../../schemas/families.ts';
 import { createStore } from '../../store/client.ts';
 import { type CliResult, ROOT, runCli } from '../support/cli.ts';
-import { type RealKafka, realKafkaProblem, startRealKafka } from '../support/kafka-real.ts';
+import { type RealKafka, realKafkaProblem, realKafkaVersion, startRealKafka } from '../support/kafka-real.ts';
 import { buildScenario, registryLines } from '../support/scenario.ts';
 import { expectMatchesTruth, viewSnapshot } from '../support/truth.ts';
 
@@ -30,7 +30,7 @@ if (problem) console.warn(`WARNING: the real Kafka pipeline suite is skipped: ${
 const suite = problem ? describe.skip : describe;
 const name = problem
   ? `pipeline on a real Kafka broker skipped: ${problem}`
-  : 'pipeline on a real Kafka broker (Apache Kafka 3.9.1 KRaft + chDB)';
+  : `pipeline on a real Kafka broker (Apache Kafka ${realKafkaVersion()} KRaft + chDB)`;
 
 /** `vaultstream ...` as a child process the test can act on while it runs. */
 function startCli(args: string[], env: Record<string, string>) {

@@ -1,7 +1,8 @@
 /**
  * A real Apache Kafka broker for the real-broker suites (test/integration/kafka-real*.test.ts):
  * one KRaft node in combined mode (broker + controller), run as `java kafka.Kafka` from the jars
- * scripts/install-kafka.sh puts in its cache (Kafka 3.9.1 from Maven Central), on free loopback
+ * scripts/install-kafka.sh puts in its cache (Kafka 3.9.1 from Maven Central, or
+ * $VAULTSTREAM_KAFKA_VERSION), on free loopback
  * ports, its data in a temp dir. The mock cluster (test/support/kafka-broker.ts) stays for the fast
  * unit suites; this one speaks Kafka's own CreateTopics, group coordinator and storage.
  *
@@ -12,7 +13,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -33,6 +34,13 @@ let installed: { home?: string; problem?: string } | undefined;
  */
 export function realKafkaProblem(): string | undefined {
   return kafkaHome().problem;
+}
+
+/** The installed broker's version, e.g. `3.9.1` (from the install's stamp), or `undefined`. */
+export function realKafkaVersion(): string | undefined {
+  const { home } = kafkaHome();
+  if (!home) return undefined;
+  return /kafka_[\d.]+-(\S+)/.exec(readFileSync(join(home, 'lib', '.complete'), 'utf8'))?.[1];
 }
 
 function kafkaHome(): { home?: string; problem?: string } {
@@ -121,6 +129,20 @@ const LOG4J = [
   '',
 ].join('\n');
 
+/** The same for Kafka 4.x, which logs through log4j 2. */
+const LOG4J2 = [
+  'appender.stderr.type=Console',
+  'appender.stderr.name=STDERR',
+  'appender.stderr.target=SYSTEM_ERR',
+  'appender.stderr.layout.type=PatternLayout',
+  'appender.stderr.layout.pattern=[%d] %p %m (%c)%n',
+  'rootLogger.level=warn',
+  'rootLogger.appenderRef.stderr.ref=STDERR',
+  'logger.started.name=kafka.server.KafkaRaftServer',
+  'logger.started.level=info',
+  '',
+].join('\n');
+
 /** Starts a single-node KRaft broker on free loopback ports with an empty data dir. */
 export async function startRealKafka(): Promise<RealKafka> {
   const { home, problem } = kafkaHome();
@@ -130,13 +152,16 @@ export async function startRealKafka(): Promise<RealKafka> {
   const dataDir = join(dir, 'data');
   const config = join(dir, 'server.properties');
   const log4j = join(dir, 'log4j.properties');
+  const log4j2 = join(dir, 'log4j2.properties');
   writeFileSync(log4j, LOG4J);
+  writeFileSync(log4j2, LOG4J2);
   const jvm = [
     '-Xms128m',
     '-Xmx512m',
     '-XX:+UseSerialGC',
     '-Djava.awt.headless=true',
     `-Dlog4j.configuration=file:${log4j}`,
+    `-Dlog4j2.configurationFile=${log4j2}`,
     '-cp',
     classpath,
   ];
