@@ -78,6 +78,11 @@ export interface AnvilOptions {
   blockTime?: number;
   /** Unix seconds of the genesis block; default now. */
   timestamp?: number;
+  /**
+   * Blocks of many transactions (devnet/sim/chain.ts while writing history): a block gas
+   * limit that holds them, and the pool mined in the order the transactions were sent.
+   */
+  manyPerBlock?: boolean;
 }
 
 export interface AnvilNode {
@@ -150,6 +155,7 @@ function spawnAnvil(
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
+  if (opts.manyPerBlock) args.push('--order', 'fifo', '--gas-limit', '1000000000');
   // anvil writes the states it moves out of memory under $HOME/.foundry/anvil/tmp and leaves
   // them behind when it is killed (71 GB after a few days of tests here): each node gets a HOME
   // of its own, removed when it exits (by the wrapper, or here if the group was killed).

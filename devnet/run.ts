@@ -118,7 +118,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   try {
     solana = await SolanaSim.start(settings.seed, genesis, clock);
     nodes.push(
-      ...(await Promise.all(settings.chainIds.map((chainId) => startAnvil({ chainId, timestamp: genesis })))),
+      ...(await Promise.all(
+        settings.chainIds.map((chainId) => startAnvil({ chainId, timestamp: genesis, manyPerBlock: true })),
+      )),
     );
     const compiled = compileContracts();
     const specs: VaultSpec[] = Array.from({ length: settings.vaults }, (_, i) => defaultVaultSpec(i));

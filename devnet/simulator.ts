@@ -179,7 +179,7 @@ async function reorg(ctx: SimContext, holdMs: number, log: Logger): Promise<void
   ctx.truth.reorgs.push({
     chainId: ctx.chain.chainId,
     forkBlock: fork.toString(),
-    orphanedBlocks: orphans.map((o) => o.blockHash),
+    orphanedBlocks: await Promise.all(orphans.map(async (o) => (await o.mined()).blockHash)),
     orphanedTxs: orphans.map((o) => o.hash),
     at: ctx.chain.now(),
   });
@@ -273,26 +273,22 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       const today = Math.floor(clock() / 1000 / DAY) * DAY;
       const first = today - opts.backfillDays * DAY;
       const pauseDay = first + Math.floor((opts.backfillDays * 2) / 3) * DAY;
-      // Days written per chain; a day is reported once every chain has written it.
-      const done = contexts.map(() => 0);
-      let reported = 0;
       await Promise.all(
-        contexts.map(async (ctx, c) => {
+        contexts.map(async (ctx) => {
+          await ctx.chain.startHistory();
           ctx.chain.travelTo(first - 3_600);
           for (const v of ctx.vaults) await setupVault(ctx, v);
           await setupYieldAssets(ctx, ctx.now());
-          for (let day0 = first; day0 < today; day0 += DAY) {
-            await simulateDay(ctx, day0, ctx.primary && day0 === pauseDay);
-            done[c]++;
-            const all = Math.min(...done);
-            if (all > reported) {
-              reported = all;
-              opts.onDay?.(all, opts.backfillDays);
-            }
-          }
-          await ctx.chain.goLive(Math.floor(clock() / 1000));
         }),
       );
+      // Day by day on every chain at once: a chain starts a day once every chain has written the
+      // previous one, so the bridges it delivers (sent before the day began) are the same
+      // whatever the speed of each chain.
+      for (let day0 = first, day = 1; day0 < today; day0 += DAY, day++) {
+        await Promise.all(contexts.map((ctx) => simulateDay(ctx, day0, ctx.primary && day0 === pauseDay)));
+        opts.onDay?.(day, opts.backfillDays);
+      }
+      await Promise.all(contexts.map((ctx) => ctx.chain.goLive(Math.floor(clock() / 1000))));
       truth.write(opts.truthFile);
       log.info({ days: opts.backfillDays, actions: truth.toJSON().actions }, 'devnet: backfill written');
     },
@@ -312,6 +308,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await Promise.all(contexts.map((ctx) => ctx.chain.close()));
     },
   };
 }

@@ -34,7 +34,7 @@ export async function bridgeOut(ctx: SimContext): Promise<void> {
   await ctx.chain.send(who, v.addrs.share, boringVaultAbi, 'approve', [ctx.addrs.oft, amount]);
   const to = `0x${who.address.slice(2).toLowerCase().padStart(64, '0')}` as Hex;
   const tx = await ctx.chain.send(who, ctx.addrs.oft, shareOftAbi, 'send', [LZ_EIDS[dstChainId], to, amount]);
-  const [sent] = parseEventLogs({ abi: shareOftAbi, logs: tx.logs, eventName: 'OFTSent' });
+  const [sent] = parseEventLogs({ abi: shareOftAbi, logs: (await tx.mined()).logs, eventName: 'OFTSent' });
   ctx.truth.move(ctx.chain.chainId, v.addrs.share, who.address, ctx.addrs.oft, amount);
   ctx.truth.bridges.push({
     guid: sent.args.guid,
@@ -51,8 +51,12 @@ export async function bridgeOut(ctx: SimContext): Promise<void> {
 export async function deliverBridged(ctx: SimContext): Promise<void> {
   const chainId = ctx.chain.chainId;
   const v = ctx.vaults[0];
-  for (const b of ctx.truth.bridges) {
-    if (b.dstChainId !== chainId || b.receivedAt !== undefined || b.sentAt >= ctx.deliverBefore) continue;
+  // In the order they were sent (time, then source chain): the same whatever the order the
+  // chains' tasks booked them in.
+  const due = ctx.truth.bridges
+    .filter((b) => b.dstChainId === chainId && b.receivedAt === undefined && b.sentAt < ctx.deliverBefore)
+    .sort((a, b) => a.sentAt - b.sentAt || a.srcChainId - b.srcChainId);
+  for (const b of due) {
     const amount = BigInt(b.amount);
     const liquidity = ctx.truth.balanceOf(chainId, v.addrs.share, ctx.addrs.oft);
     if (liquidity < amount) await topUpAdapter(ctx, amount - liquidity);

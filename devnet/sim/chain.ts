@@ -1,8 +1,16 @@
 /**
- * One simulated chain: signs transactions locally with explicit nonces and fixed
- * gas (no estimation round trips), stamps each block with the simulated time when
+ * One simulated chain: sends transactions with explicit nonces and fixed gas (no
+ * estimation round trips), stamps each block with the simulated time when
  * time-travelling, and fails loudly on a revert, so the ground truth only records
  * what the chain really did.
+ *
+ * History (`startHistory` .. `goLive`) is written in blocks of many transactions: anvil's
+ * automine is off, the transactions sent at one simulated time go to the pool in order
+ * (`--order fifo`, devnet/anvil.ts) and are mined together in one block stamped with that
+ * time when the time moves on, a read needs the state, or a receipt is asked for. A block
+ * costs anvil about as much as a transaction, so this writes the backfill several times
+ * faster than a block per transaction; the senders are anvil's unlocked accounts, so no
+ * transaction is signed here either. Live ticks send one transaction per block, as before.
  */
 import {
   type Abi,
@@ -10,23 +18,41 @@ import {
   createPublicClient,
   createTestClient,
   encodeFunctionData,
+  formatTransactionReceipt,
   type Hex,
-  http,
   type Log,
   type PublicClient,
+  type RpcTransactionReceipt,
   type TestClient,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
+  toHex,
+  webSocket,
 } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { VaultstreamError } from '../../core/errors.ts';
 
-export interface SentTx {
-  hash: Hex;
+/** Where a transaction was mined and what it logged. */
+export interface MinedTx {
   blockNumber: bigint;
   blockHash: Hex;
-  timestamp: number;
   logs: Log[];
+}
+
+export interface SentTx {
+  hash: Hex;
+  /** Its block's time (while writing history, known when it is sent). */
+  timestamp: number;
+  /** Its block and logs: mines the block being filled first, if it is in it. */
+  mined(): Promise<MinedTx>;
+}
+
+/** A transaction in the block being filled, settled when the block is mined. */
+interface PendingTx {
+  hash: Hex;
+  what: string;
+  settle(m: MinedTx): void;
+  result: Promise<MinedTx>;
 }
 
 /**
@@ -46,6 +72,9 @@ export async function waitMined(pub: PublicClient, hash: Hex, what: string): Pro
   throw new VaultstreamError('TIMEOUT', `${what}: transaction ${hash} was not mined within 30 s`);
 }
 
+/** Fixed gas and fees: no estimation round trips. */
+const FEES = { gas: 1_500_000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 0n } as const;
+
 export class SimChain {
   readonly pub: PublicClient;
   readonly test: TestClient;
@@ -53,13 +82,19 @@ export class SimChain {
   /** Simulated Unix time of the next block, or undefined in live mode (the node's clock). */
   private nextTime: number | undefined;
   private lastTime = 0;
+  /** Writing history: automine off, blocks of many transactions. */
+  private batching = false;
+  /** The block being filled while batching: its time and transactions, in order. */
+  private block: { time: number; txs: PendingTx[] } | undefined;
 
   constructor(
     readonly chainId: number,
     readonly rpcUrl: string,
     private readonly clock: () => number = Date.now,
   ) {
-    const transport = http(rpcUrl);
+    // One WebSocket to the node: a request over it costs a fraction of an HTTP request's
+    // client work, which bounded how fast history was written (most of the Node process's time).
+    const transport = webSocket(rpcUrl.replace(/^http/, 'ws'), { reconnect: false });
     this.pub = createPublicClient({ transport }) as PublicClient;
     this.test = createTestClient({ mode: 'anvil', transport }) as unknown as TestClient;
   }
@@ -69,21 +104,62 @@ export class SimChain {
     return this.nextTime ?? Math.floor(this.clock() / 1000);
   }
 
-  /** Time travel: the following transactions are mined at `unixSeconds`, one second apart. */
+  /**
+   * Time travel: the following transactions are mined at `unixSeconds` (while writing
+   * history, together in one block; else one second apart).
+   */
   travelTo(unixSeconds: number): void {
-    this.nextTime = Math.max(unixSeconds, this.lastTime + 1);
+    this.nextTime = Math.max(unixSeconds, this.lastTime + 1, this.block?.time ?? 0);
+  }
+
+  /** Starts writing history: blocks of many transactions until `goLive`. */
+  async startHistory(): Promise<void> {
+    await this.test.setAutomine(false);
+    this.batching = true;
   }
 
   /** Back to the node's own clock, first bringing the chain to `nowSeconds` with an empty block. */
   async goLive(nowSeconds: number): Promise<void> {
+    await this.flush();
     const t = Math.max(nowSeconds, this.lastTime + 1);
     await this.test.setNextBlockTimestamp({ timestamp: BigInt(t) });
     await this.test.mine({ blocks: 1 });
+    if (this.batching) await this.test.setAutomine(true);
+    this.batching = false;
     this.lastTime = t;
     this.nextTime = undefined;
   }
 
-  /** Calls `functionName` on `to` as `account`; resolves once mined, throws if it reverted. */
+  /** Mines the block being filled (while writing history); throws if a transaction in it reverted. */
+  async flush(): Promise<void> {
+    const block = this.block;
+    if (!block) return;
+    this.block = undefined;
+    await this.pub.request({ method: 'evm_mine', params: [{ timestamp: block.time }] } as never);
+    const raw = (await this.pub.request({
+      method: 'eth_getBlockReceipts',
+      params: ['latest'],
+    } as never)) as RpcTransactionReceipt[];
+    const receipts = new Map(raw.map((r) => [r.transactionHash, formatTransactionReceipt(r)]));
+    this.lastTime = block.time;
+    for (const tx of block.txs) {
+      const r = receipts.get(tx.hash);
+      if (!r)
+        throw new VaultstreamError(
+          'INTERNAL',
+          `devnet ${this.chainId}: ${tx.what} (${tx.hash}) is not in the block mined at ${block.time}`,
+        );
+      if (r.status !== 'success')
+        throw new VaultstreamError('INTERNAL', `devnet ${this.chainId}: ${tx.what} reverted (${tx.hash})`);
+      tx.settle({ blockNumber: r.blockNumber, blockHash: r.blockHash, logs: r.logs as Log[] });
+    }
+  }
+
+  /**
+   * Calls `functionName` on `to` as `account`. One transaction per block: resolves once mined,
+   * throws if it reverted. While writing history: resolves once it is in the pool, for the
+   * block of the current simulated time (a revert throws when that block is mined).
+   */
   async send(
     account: HDAccount,
     to: Address,
@@ -93,15 +169,15 @@ export class SimChain {
   ): Promise<SentTx> {
     const data = encodeFunctionData({ abi, functionName, args } as never);
     const nonce = await this.nonceOf(account.address);
+    const what = `${functionName} on ${to} (nonce ${nonce})`;
+    if (this.batching) return this.sendToBlock(account.address, to, data, nonce, what);
     const raw = await account.signTransaction({
       type: 'eip1559',
       chainId: this.chainId,
       nonce,
       to,
       data,
-      gas: 1_500_000n,
-      maxFeePerGas: 20_000_000_000n,
-      maxPriorityFeePerGas: 0n,
+      ...FEES,
     });
     const stamped = this.nextTime;
     if (stamped !== undefined) {
@@ -119,16 +195,70 @@ export class SimChain {
     const timestamp =
       stamped ?? Number((await this.pub.getBlock({ blockHash: receipt.blockHash })).timestamp);
     this.lastTime = Math.max(this.lastTime, timestamp);
-    return {
-      hash,
+    const mined = {
       blockNumber: receipt.blockNumber,
       blockHash: receipt.blockHash,
-      timestamp,
       logs: receipt.logs as Log[],
+    };
+    return { hash, timestamp, mined: async () => mined };
+  }
+
+  /** Sends from an unlocked anvil account into the pool, for the block of the current simulated time. */
+  private async sendToBlock(
+    from: Address,
+    to: Address,
+    data: Hex,
+    nonce: number,
+    what: string,
+  ): Promise<SentTx> {
+    const time = this.nextTime;
+    if (time === undefined)
+      throw new VaultstreamError(
+        'INTERNAL',
+        `devnet ${this.chainId}: ${what} sent while writing history without a time`,
+      );
+    if (this.block && this.block.time !== time) await this.flush();
+    const hash = (await this.pub.request({
+      method: 'eth_sendTransaction',
+      params: [
+        {
+          from,
+          to,
+          data,
+          nonce: toHex(nonce),
+          gas: toHex(FEES.gas),
+          maxFeePerGas: toHex(FEES.maxFeePerGas),
+          maxPriorityFeePerGas: toHex(FEES.maxPriorityFeePerGas),
+        },
+      ],
+    } as never)) as Hex;
+    this.nonces.set(from, nonce + 1);
+    let settle!: (m: MinedTx) => void;
+    const result = new Promise<MinedTx>((r) => {
+      settle = r;
+    });
+    if (!this.block) this.block = { time, txs: [] };
+    const block = this.block;
+    block.txs.push({ hash, what, settle, result });
+    return {
+      hash,
+      timestamp: time,
+      mined: async () => {
+        if (this.block === block) await this.flush();
+        return result;
+      },
     };
   }
 
+  /** A view call on the latest state (the block being filled is mined first). */
+  /** Closes the connection to the node. */
+  async close(): Promise<void> {
+    const transport = this.pub.transport as { getRpcClient?: () => Promise<{ close(): void }> };
+    (await transport.getRpcClient?.())?.close();
+  }
+
   async read<T>(address: Address, abi: Abi, functionName: string, args: unknown[] = []): Promise<T> {
+    await this.flush();
     return (await this.pub.readContract({ address, abi, functionName, args } as never)) as T;
   }
 

@@ -371,7 +371,7 @@ export async function mintFlow(ctx: SimContext): Promise<SentTx> {
     ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'deposit', fee);
   }
   if (burn && ctx.solana) {
-    const [sent] = parseEventLogs({ abi: shareOftAbi, logs: tx.logs, eventName: 'OFTSent' });
+    const [sent] = parseEventLogs({ abi: shareOftAbi, logs: (await tx.mined()).logs, eventName: 'OFTSent' });
     await ctx.solana.settle(burn, {
       nonce,
       relayTx: tx.hash,
