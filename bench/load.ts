@@ -7,7 +7,12 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number }) => Promise<AutocannonResult>;
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests?: { method: 'GET'; path: string }[];
+}) => Promise<AutocannonResult>;
 // autocannon ships no type declarations: the one call used here is typed above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -24,6 +29,29 @@ export interface LoadNumbers {
 /** `connections` clients requesting `url` for `seconds`. */
 export async function load(url: string, seconds: number, connections = 100): Promise<LoadNumbers> {
   const r = await autocannon({ url, connections, duration: seconds });
+  return {
+    requestsPerSecond: r.requests.average,
+    completed: r.requests.total,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+/** `connections` clients each cycling through `paths` on `base` for `seconds` (a mix of endpoints). */
+export async function loadMix(
+  base: string,
+  paths: string[],
+  seconds: number,
+  connections: number,
+): Promise<LoadNumbers> {
+  const r = await autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  });
   return {
     requestsPerSecond: r.requests.average,
     completed: r.requests.total,

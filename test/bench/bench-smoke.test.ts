@@ -20,6 +20,7 @@ const SCRIPTS = [
   'api',
   'token-holders',
   'startup',
+  'live',
   'pipeline-embedded',
   ...(KAFKA_PROBLEM ? [] : ['pipeline-kafka']),
   'evm-backfill',

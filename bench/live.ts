@@ -1,0 +1,276 @@
+/**
+ * The live benchmark: `npx tsx bench/live.ts [--size tiny|full] [--out FILE.json] [--seconds 15]
+ * [--settle-s 20] [--backfill-days 45] [--uncached-requests 20]` (tiny: 1 day of devnet history,
+ * 1 s per load, 2 uncached requests per endpoint). The API under load while the chain moves, as a
+ * new user meets it (issue 21, "A live benchmark"):
+ *
+ * 1. `vaultstream start` on a fresh data directory with the default devnet (as `npm start` runs
+ *    it: the compiled CLI when it is current, `--max-semi-space-size=16`), API on an ephemeral
+ *    port; once `/readyz` answers 200, `settle-s` seconds more (the simulator keeps landing data,
+ *    so the data version moves all along).
+ * 2. The mix of eight read endpoints (details, details-lite, vault, holders, recent-transactions,
+ *    apy-history, performance-history, holders-history): their bodies and headers are taken from
+ *    the API, and a bare `node:http` child serves exactly those bytes per path. Then autocannon
+ *    cycles every connection through the mix, at 10 and at 100 connections, `seconds` each: the
+ *    bare server, then the API (after one request of each path, so its cache holds current
+ *    answers as the load starts, as under steady traffic), in the same run. Target per connection
+ *    count: the API's p99 at most 2x the bare server's, with 0 errors (non-2xx and socket errors).
+ * 3. The uncached load of each endpoint on its own: the service is stopped and `vaultstream api`
+ *    serves the same data directory with the response cache off; each endpoint is requested
+ *    `uncached-requests` times in sequence after one warm-up (median and max ms; issue 21's target
+ *    for the devnet's size: 20 ms).
+ *
+ * Results (bench/report.ts rows) go to bench/results/live-latest.json; bench/live-bare.ts is the
+ * bare server and the process helpers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
+import { type LoadNumbers, loadMix } from './load.ts';
+import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
+
+/** The mix's endpoints: name and path (`{slug}`: the first vault the API lists). */
+const MIX: [string, string][] = [
+  ['details', '/v1/vaults/details'],
+  ['details-lite', '/v1/vaults/{slug}/details-lite'],
+  ['vault', '/v1/vaults/{slug}'],
+  ['holders', '/v1/vaults/holders'],
+  ['recent-transactions', '/v1/vaults/recent-transactions'],
+  ['apy-history', '/v1/vaults/apy-history'],
+  ['performance-history', '/v1/vaults/{slug}/performance-history'],
+  ['holders-history', '/v1/vaults/holders-history'],
+];
+const CONNECTIONS = [10, 100];
+const UNCACHED_TARGET_MS = 20;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main(): Promise<void> {
+  const { values, size, out } = benchArgs(
+    'live',
+    {
+      seconds: undefined,
+      'settle-s': undefined,
+      'backfill-days': undefined,
+      'uncached-requests': undefined,
+      'devnet-chains': undefined,
+      'devnet-vaults': undefined,
+    },
+    {
+      // Tiny: the same code paths on one chain and one vault, quickly.
+      tiny: {
+        seconds: '1',
+        'settle-s': '0',
+        'backfill-days': '1',
+        'uncached-requests': '1',
+        'devnet-chains': '[98866]',
+        'devnet-vaults': '1',
+      },
+      // Full: the default devnet (as `npm start` runs it).
+      full: { seconds: '15', 'settle-s': '20', 'backfill-days': '45', 'uncached-requests': '20' },
+    },
+  );
+  const seconds = Number(values.seconds);
+  const settleMs = Number(values['settle-s']) * 1000;
+  const dir = mkdtempSync(join(tmpdir(), 'vs-bench-live-'));
+  const dataDir = join(dir, 'data');
+  const loadStart = loadavg();
+  const devnetEnv: Record<string, string> = {
+    VAULTSTREAM__devnet__enabled: 'true',
+    VAULTSTREAM__devnet__backfillDays: values['backfill-days'],
+  };
+  if (values['devnet-chains']) devnetEnv.VAULTSTREAM__devnet__chainIds = values['devnet-chains'];
+  if (values['devnet-vaults']) devnetEnv.VAULTSTREAM__devnet__vaults = values['devnet-vaults'];
+  try {
+    // 1. The service with its devnet, data moving.
+    const t0 = performance.now();
+    const svc = await startVaultstream('start', dataDir, devnetEnv);
+    const readySeconds = (performance.now() - t0) / 1000;
+    await sleep(settleMs);
+    const vaults = (await (await fetch(`${svc.url}/v1/vaults`)).json()) as { data: { slug: string }[] };
+    const slug = vaults.data[0]?.slug;
+    if (!slug) throw new Error('the devnet API lists no vault');
+    const paths = MIX.map(([name, p]) => [name, p.replace('{slug}', slug)] as const);
+
+    // 2. The mix against a bare server with the same bytes, in the same run.
+    const mix: {
+      connections: number;
+      bare: LoadNumbers;
+      api: LoadNumbers;
+      /** During the API's load: rows landed, and answers computed for waiting requests and in the background. */
+      during: { rows: number; foreground: number; background: number };
+      load1m: number[];
+    }[] = [];
+    try {
+      const bodies = await captureMix(
+        svc.url,
+        paths.map(([, p]) => p),
+      );
+      const bare = await startBare(bodies, dir);
+      try {
+        for (const connections of CONNECTIONS) {
+          const before = loadavg()[0];
+          const bareNumbers = await loadMix(bare.url, bodies.paths, seconds, connections);
+          // The cache's answers are current as the load starts, as under steady traffic: an answer
+          // is served past its version only within api.cache.maxStaleMs of when the API last saw it.
+          if (size === 'full') for (const p of bodies.paths) await timedGet(svc.url, p);
+          const c0 = await counters(svc.url);
+          const apiNumbers = await loadMix(svc.url, bodies.paths, seconds, connections);
+          const c1 = await counters(svc.url);
+          const during = {
+            rows: c1.rows - c0.rows,
+            foreground: c1.foreground - c0.foreground,
+            background: c1.background - c0.background,
+          };
+          mix.push({
+            connections,
+            bare: bareNumbers,
+            api: apiNumbers,
+            during,
+            load1m: [before, loadavg()[0]],
+          });
+        }
+      } finally {
+        await stopProcess(bare.proc);
+      }
+    } finally {
+      await stopProcess(svc.proc);
+    }
+
+    // 3. Each endpoint on its own, uncached, over the same data (no longer moving).
+    const api = await startVaultstream('api', dataDir, {
+      ...devnetEnv,
+      VAULTSTREAM__api__cache__enabled: 'false',
+      VAULTSTREAM__api__rateLimit__enabled: 'false',
+    });
+    const uncached: { name: string; path: string; medianMs: number; maxMs: number }[] = [];
+    try {
+      const n = Math.max(1, Number(values['uncached-requests']));
+      for (const [name, path] of paths) {
+        if (size === 'full') await timedGet(api.url, path); // warm-up: the first read plans the views
+        const ms: number[] = [];
+        for (let i = 0; i < n; i++) ms.push(await timedGet(api.url, path));
+        ms.sort((a, b) => a - b);
+        uncached.push({
+          name,
+          path,
+          medianMs: round(ms[Math.floor((n - 1) / 2)], 1),
+          maxMs: round(ms[n - 1], 1),
+        });
+      }
+    } finally {
+      await stopProcess(api.proc);
+    }
+
+    const rows: BenchRow[] = [];
+    for (const m of mix) {
+      const errors = m.api.errors + m.api.non2xx;
+      // No answer within the load: every request took longer than it (autocannon's p99 is then 0).
+      const apiP99 = m.api.completed === 0 ? seconds * 1000 : m.api.p99Ms;
+      const p99Ratio = apiP99 / Math.max(1, m.bare.p99Ms);
+      rows.push(
+        row(
+          `live mix, ${m.connections} connections: API p99 over the bare server's p99`,
+          round(p99Ratio, 2),
+          'ratio',
+          { text: '≤ 2', bound: 2, better: 'lower' },
+          size === 'full',
+          {
+            apiP50Ms: m.api.p50Ms,
+            apiP99Ms: apiP99,
+            apiCompleted: m.api.completed,
+            bareP99Ms: m.bare.p99Ms,
+            apiRequestsPerSecond: Math.round(m.api.requestsPerSecond),
+            bareRequestsPerSecond: Math.round(m.bare.requestsPerSecond),
+            rowsLandedDuringLoad: m.during.rows,
+            answersComputed: { foreground: m.during.foreground, background: m.during.background },
+          },
+        ),
+        row(
+          `live mix, ${m.connections} connections: API errors (non-2xx and socket errors)`,
+          errors,
+          'requests',
+          { text: '= 0', bound: 0, better: 'lower' },
+          size === 'full',
+          { non2xx: m.api.non2xx, socketErrors: m.api.errors, completed: m.api.completed },
+        ),
+      );
+    }
+    for (const u of uncached)
+      rows.push(
+        row(
+          `uncached ${u.name} (${u.path.replace(slug, '{slug}')}): median of ${values['uncached-requests']}`,
+          u.medianMs,
+          'ms',
+          {
+            text: `≤ ${UNCACHED_TARGET_MS} ms (devnet, ${values['backfill-days']} days)`,
+            bound: UNCACHED_TARGET_MS,
+            better: 'lower',
+          },
+          size === 'full',
+          { maxMs: u.maxMs },
+        ),
+      );
+    writeReport(out, {
+      name: 'live',
+      size,
+      rows,
+      node: process.version,
+      note: `Shared ${cpus().length}-core machine: the devnet (anvil x3, simulator), the service, the load generator and other work compete for the cores; load1m is the machine's 1-minute load average around each load.`,
+      loadAverage: { start: loadStart, end: loadavg() },
+      devnet: {
+        backfillDays: Number(values['backfill-days']),
+        readySeconds: round(readySeconds, 1),
+        settleSeconds: settleMs / 1000,
+      },
+      seconds,
+      paths: Object.fromEntries(paths),
+      mix,
+      uncached,
+    });
+    console.table(
+      mix.map((m) => ({
+        connections: m.connections,
+        'bare req/s': Math.round(m.bare.requestsPerSecond),
+        'api req/s': Math.round(m.api.requestsPerSecond),
+        'bare p99 ms': m.bare.p99Ms,
+        'api p50 ms': m.api.p50Ms,
+        'api p99 ms': m.api.p99Ms,
+        errors: m.api.errors + m.api.non2xx,
+        'rows landed': m.during.rows,
+        'computed fg/bg': `${m.during.foreground}/${m.during.background}`,
+      })),
+    );
+    console.table(uncached);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One GET of `path` (identity encoding), its time in ms; a non-200 is an error. */
+async function timedGet(base: string, path: string): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  const text = await res.text();
+  const ms = performance.now() - t;
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return ms;
+}
+
+/** What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache computed. */
+async function counters(base: string): Promise<{ rows: number; foreground: number; background: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const sum = (name: string, label = '') =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`) && l.includes(label))
+      .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
+  return {
+    rows: sum('vaultstream_rows_inserted_total'),
+    foreground: sum('vaultstream_api_cache_loads_total', 'mode="foreground"'),
+    background: sum('vaultstream_api_cache_loads_total', 'mode="background"'),
+  };
+}
+
+await main();
