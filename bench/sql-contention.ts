@@ -1,18 +1,19 @@
 /**
- * The API's latency with and without a heavy analyst query running on the same embedded engine:
+ * The API's latency with and without heavy analyst queries running on the same embedded engine:
  * `npx tsx bench/sql-contention.ts [--size tiny|full] [--out FILE.json] [--seconds 8] [--vaults 20]
- * [--holders 20000]` (tiny: the cached run only, 3 s, 2 vaults, 200 holders, a 40th of the heavy query).
+ * [--holders 20000] [--analysts 2]` (tiny: the cached run only, 3 s, 2 vaults, 200 holders, a
+ * 40th of the heavy query).
  *
- * chDB runs one query at a time, so an analyst's SQL (the ClickHouse HTTP interface) and the
- * API share one engine. The store runs every waiting API query before any analyst query, but it
- * cannot preempt one that is already running. Measured here, each for `seconds` at 20
- * connections on `/v1/vaults/details`:
+ * Analysts' SQL (the ClickHouse HTTP interface) runs on a chDB connection of its own, so an API
+ * query never waits for one to finish; they share the machine's CPU (an analyst query gets one
+ * engine thread at the lowest priority). Measured here, each for `seconds` at 20 connections on
+ * `/v1/vaults/details`:
  * - cached: the data version changes every second (as with live ingestion), so the API
  *   queries the engine about once a second and answers from its cache otherwise;
  * - uncached: the response cache off, every request queries the engine (the worst case);
- * each quiet, then while a loop keeps one heavy analyst query (about a second of engine time
- * each) running through the SQL interface. Rows: the p99 of each of the four (a diagnostic: no
- * target; the rest in `cached` and `uncached`).
+ * each quiet, then while `analysts` loops each keep one heavy analyst query (about a second of
+ * engine time each) running through the SQL interface. Rows: the p99 of each, and how much the
+ * analysts add to it (docs target: at most 200 ms).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,17 +73,19 @@ function child(args: string[]): Promise<{ proc: ChildProcess; line: string }> {
 async function main(): Promise<void> {
   const { values, size, out } = benchArgs(
     'sql-contention',
-    { seconds: undefined, vaults: undefined, holders: undefined },
+    { seconds: undefined, vaults: undefined, holders: undefined, analysts: '2' },
     {
       tiny: { seconds: '3', vaults: '2', holders: '200', heavyRows: '10000000' },
       full: { seconds: '8', vaults: '20', holders: '20000', heavyRows: '400000000' },
     },
   );
   const seconds = Number(values.seconds);
+  const analysts = Number(values.analysts);
   const HEAVY = heavyQuery(values.heavyRows);
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-sql-'));
   const results: Record<string, unknown> = {
     seconds,
+    analysts,
     heavyQuery: HEAVY,
     loadavgBefore: loadavg(),
   };
@@ -105,15 +108,15 @@ async function main(): Promise<void> {
       const quiet = await load(url, seconds, 20);
       let running = true;
       let analystQueries = 0;
-      const loop = (async () => {
+      const loops = Array.from({ length: analysts }, async () => {
         while (running) {
           await heavy();
           analystQueries++;
         }
-      })();
+      });
       const busy = await load(url, seconds, 20);
       running = false;
-      await loop;
+      await Promise.all(loops);
       proc.kill('SIGKILL');
       results[cached ? 'cached' : 'uncached'] = {
         heavyQueryMs: heavyMs,
@@ -122,7 +125,7 @@ async function main(): Promise<void> {
       };
       console.log(
         `${cached ? 'cached  ' : 'uncached'}: quiet p50 ${quiet.p50Ms} ms p99 ${quiet.p99Ms} ms ${quiet.requestsPerSecond.toFixed(0)} req/s | ` +
-          `analyst running (${heavyMs} ms each, ${analystQueries} ran) p50 ${busy.p50Ms} ms p99 ${busy.p99Ms} ms ${busy.requestsPerSecond.toFixed(0)} req/s`,
+          `${analysts} analyst loops (${heavyMs} ms each, ${analystQueries} ran) p50 ${busy.p50Ms} ms p99 ${busy.p99Ms} ms ${busy.requestsPerSecond.toFixed(0)} req/s`,
       );
     }
   } finally {
@@ -141,7 +144,19 @@ async function main(): Promise<void> {
         : row(`${workload} (none answered in ${seconds} s)`, seconds * 1000, 'ms', undefined, true, {
             lowerBound: true,
           });
-    return [p99(`${what}, engine quiet`, r.quiet), p99(`${what}, analyst query running`, r.withAnalyst)];
+    const rows = [
+      p99(`${what}, engine quiet`, r.quiet),
+      p99(`${what}, ${analysts} analyst queries looping`, r.withAnalyst),
+    ];
+    if (r.quiet.completed > 0 && r.withAnalyst.completed > 0)
+      rows.push(
+        row(`${what}, added by ${analysts} analyst queries`, r.withAnalyst.p99Ms - r.quiet.p99Ms, 'ms', {
+          text: '<= 200 ms',
+          bound: 200,
+          better: 'lower',
+        }),
+      );
+    return rows;
   });
   writeReport(out, { name: 'sql-contention', size, rows, ...results });
 }

@@ -1,7 +1,8 @@
 /**
  * The store: embedded chDB (default) or a ClickHouse server (`store.url`), both
- * behind `@clickhouse/client`. chDB runs one query at a time per process, so calls
- * to it are queued here rather than left to contend inside the engine.
+ * behind `@clickhouse/client`. A chDB connection runs one query at a time, so calls to it are
+ * queued here rather than left to contend inside the engine; analysts' SQL has a connection of
+ * its own (docs/architecture.md#embedded-store-connections).
  */
 import { mkdirSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
@@ -10,24 +11,21 @@ import { Readable } from 'node:stream';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
 import { processFilesDir } from '../core/lock.ts';
-import { clearLeftOutput } from './chdb-output.ts';
+import { createLane, type Lane, runCancellable } from './chdb-lane.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface RawQueryOptions {
   /** Output format when the statement names none (TabSeparated by default). */
   format?: string;
   signal?: AbortSignal;
-  /** Runs after every waiting service query (analysts' SQL): the API goes first. */
+  /**
+   * Analysts' SQL. Embedded store: runs on the analysts' own connection (store/chdb-lane.ts),
+   * never in the service's lock: the API goes first.
+   */
   background?: boolean;
   /**
-   * Embedded store: run as a stream that `signal` cancels between blocks. Only for formats whose
-   * blocks concatenate into one valid result (JSONEachRow, TabSeparated, CSV, Native, ...): chDB
-   * writes each streamed block as a whole document (a JSON object, a header) of its own.
-   */
-  stream?: boolean;
-  /**
-   * Database for unqualified names (embedded store: the session's current database, switched
-   * before the statement inside the same turn of the lock; the service's own SQL always
+   * Database for unqualified names (embedded store: the connection's current database, switched
+   * before the statement inside the same turn of its lock; the service's own SQL always
    * qualifies its names).
    */
   database?: string;
@@ -57,37 +55,6 @@ export interface Store {
    */
   queryRaw(sql: string, opts?: RawQueryOptions): Promise<RawResult>;
   close(): Promise<void>;
-}
-
-/**
- * chDB executes queries one by one: a lock with two FIFO queues. The service's own queries
- * (consumers, API) always go before the background ones (analysts' SQL), which run only when
- * no service query waits.
- */
-class Serial {
-  private busy = false;
-  private readonly queues: [(() => void)[], (() => void)[]] = [[], []];
-  run<T>(fn: () => Promise<T>, background = false): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queues[background ? 1 : 0].push(() => {
-        Promise.resolve()
-          .then(fn)
-          .then(resolve, reject)
-          .finally(() => {
-            this.busy = false;
-            this.next();
-          });
-      });
-      this.next();
-    });
-  }
-  private next(): void {
-    if (this.busy) return;
-    const job = this.queues[0].shift() ?? this.queues[1].shift();
-    if (!job) return;
-    this.busy = true;
-    job();
-  }
 }
 
 /** What a raw query returned: the engine's bytes and its counters. */
@@ -163,13 +130,11 @@ export async function createStore(cfg: Config): Promise<Store> {
   const database = cfg.store.database;
   let client: ClickHouseClient;
   let kind: Store['kind'];
-  let serial: Serial | undefined;
+  /** chDB: the service's connection, the analysts', and the one that cancels queries. */
+  let lanes: { main: Lane; analysts: Lane; control: Lane } | undefined;
+  let closeConnections: (() => Promise<void>) | undefined;
   /** chDB's raw insert, taking a database-qualified table. */
   let rawInsert: Store['insertTsv'] | undefined;
-  /** chDB's own query call: bytes in the statement's FORMAT, cancellable. */
-  let rawQuery: Store['queryRaw'] | undefined;
-  /** chDB: empties what a failed call left in the session (see store/chdb-output.ts). */
-  let clearSession: (() => Promise<unknown>) | undefined;
   if (cfg.store.url) {
     kind = 'server';
     client = createClient({
@@ -218,68 +183,45 @@ export async function createStore(cfg: Config): Promise<Store> {
         await unlink(file).catch(() => undefined);
       }
     };
-    const rawRun = async (
-      sql: string,
-      format: string,
-      signal: AbortSignal | undefined,
-      stream: boolean | undefined,
-      t0: number,
-    ): Promise<RawResult> => {
-      if (!signal || !stream) {
-        const res = await connection.chdb.queryAsync(sql, { format });
-        const bytes = res.bytes();
-        return {
-          bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-          rowsRead: res.rowsRead,
-          bytesRead: res.bytesRead,
-          elapsedMs: performance.now() - t0,
-        };
-      }
-      // Cancellable: chDB's single-shot call cannot be interrupted (its C ABI has no interrupt;
-      // an aborted call returns early while the engine goes on), but a stream is cancelled
-      // between blocks, and the lock is held until the engine has really stopped.
-      const chunks: Buffer[] = [];
-      for await (const chunk of connection.chdb.queryStream(sql, { format, signal })) {
-        const raw = chunk.raw();
-        chunks.push(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
-      }
-      signal.throwIfAborted();
-      return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedMs: performance.now() - t0 };
+    // Analysts' queries run on a connection of their own, and cancellations on a third (idle) one.
+    const analysts = createChdbConnection({ path });
+    const control = createChdbConnection({ path });
+    // The output settings the service's connection gets from the client (big integers as strings).
+    for (const [name, value] of Object.entries(BASE_SETTINGS))
+      await analysts.chdb.queryAsync(`SET ${name} = ${literal(value)}`);
+    lanes = {
+      main: createLane(connection.chdb),
+      analysts: createLane(analysts.chdb),
+      control: createLane(control.chdb),
     };
-    rawQuery = async (sql, { format = 'TabSeparated', signal, database: db, stream } = {}) => {
+    closeConnections = async () => {
+      // In each lane's turn: a connection is never closed under a running query.
+      const { analysts: a, control: c } = lanes as NonNullable<typeof lanes>;
+      await a.run(() => analysts.close()).catch(() => analysts.close());
+      await c.run(() => control.close()).catch(() => control.close());
+    };
+  }
+  const run = <T>(fn: () => Promise<T>, background = false): Promise<T> =>
+    lanes ? lanes.main.run(fn, background) : fn();
+  /** chDB: one statement's bytes in `format`, on the analysts' connection when `background`. */
+  const chdbRaw = (l: NonNullable<typeof lanes>, sql: string, opts: RawQueryOptions): Promise<RawResult> => {
+    const lane = opts.background ? l.analysts : l.main;
+    return lane.run(async () => {
       const t0 = performance.now();
       try {
-        if (db) await connection.chdb.queryAsync(`USE ${identifier(db)}`);
-        return await rawRun(sql, format, signal, stream, t0);
+        if (opts.database) await lane.chdb.queryAsync(`USE ${identifier(opts.database)}`);
+        const res = await runCancellable(
+          lane.chdb,
+          l.control,
+          sql,
+          opts.format ?? 'TabSeparated',
+          opts.signal,
+        );
+        return { ...res, elapsedMs: performance.now() - t0 };
       } catch (err) {
         throw clickhouseError(err);
-      } finally {
-        // The session's database is the service's state, not the caller's: back to the default.
-        if (db) await connection.chdb.queryAsync('USE default');
       }
-    };
-    clearSession = () => clearLeftOutput(connection.chdb);
-    serial = new Serial();
-  }
-  /** Set when the session could not be cleared after a failure: nothing may read it any more. */
-  let broken: unknown;
-  const run = <T>(fn: () => Promise<T>, background = false): Promise<T> => {
-    if (!serial) return fn();
-    return serial.run(async () => {
-      if (broken) throw broken;
-      try {
-        return await fn();
-      } catch (err) {
-        // In the same turn of the lock: no other query may read what this one left behind.
-        try {
-          await clearSession?.();
-        } catch (clearErr) {
-          broken = clearErr;
-          throw clearErr;
-        }
-        throw err;
-      }
-    }, background);
+    });
   };
   const insertTsv: Store['insertTsv'] = (table, columns, tsv, settings) =>
     run(async () => {
@@ -315,25 +257,29 @@ export async function createStore(cfg: Config): Promise<Store> {
     },
     insertTsv,
     queryRaw: (sql, opts = {}) =>
-      run(async () => {
-        opts.signal?.throwIfAborted();
-        if (rawQuery) return rawQuery(sql, opts);
-        const t0 = performance.now();
-        const res = await client.exec({
-          query: sql,
-          abort_signal: opts.signal,
-          clickhouse_settings: { default_format: opts.format ?? 'TabSeparated' } as never,
-        });
-        const chunks: Buffer[] = [];
-        for await (const chunk of res.stream) chunks.push(Buffer.from(chunk as Buffer));
-        const summary = res.summary;
-        return {
-          bytes: Buffer.concat(chunks),
-          rowsRead: Number(summary?.read_rows ?? 0),
-          bytesRead: Number(summary?.read_bytes ?? 0),
-          elapsedMs: performance.now() - t0,
-        };
-      }, opts.background),
-    close: () => run(() => client.close()),
+      lanes
+        ? chdbRaw(lanes, sql, opts)
+        : run(async () => {
+            opts.signal?.throwIfAborted();
+            const t0 = performance.now();
+            const res = await client.exec({
+              query: sql,
+              abort_signal: opts.signal,
+              clickhouse_settings: { default_format: opts.format ?? 'TabSeparated' } as never,
+            });
+            const chunks: Buffer[] = [];
+            for await (const chunk of res.stream) chunks.push(Buffer.from(chunk as Buffer));
+            const summary = res.summary;
+            return {
+              bytes: Buffer.concat(chunks),
+              rowsRead: Number(summary?.read_rows ?? 0),
+              bytesRead: Number(summary?.read_bytes ?? 0),
+              elapsedMs: performance.now() - t0,
+            };
+          }),
+    close: async () => {
+      await closeConnections?.();
+      await run(() => client.close());
+    },
   };
 }

@@ -45,6 +45,8 @@ export interface QueryLimits {
   maxResultBytes: number;
   /** Memory the query may use (`max_memory_usage`). */
   maxMemoryUsageBytes: number;
+  /** Engine threads the query may use (`max_threads`): the service's queries keep the rest. */
+  maxThreads: number;
 }
 
 export const DEFAULT_QUERY_LIMITS: QueryLimits = {
@@ -52,6 +54,7 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = {
   maxResultRows: 1_000_000,
   maxResultBytes: 256 * 1024 * 1024,
   maxMemoryUsageBytes: 2 * 1024 * 1024 * 1024,
+  maxThreads: 1,
 };
 
 /** A statement that passed the checks, ready to run. */
@@ -291,6 +294,9 @@ export function limitSettings(limits: QueryLimits): string {
     `max_result_bytes = ${limits.maxResultBytes}`,
     "result_overflow_mode = 'throw'",
     `max_memory_usage = ${limits.maxMemoryUsageBytes}`,
+    `max_threads = ${limits.maxThreads}`,
+    // Its threads at the lowest CPU priority (nice 19): the API's queries go first for the CPU too.
+    'os_thread_priority = 19',
   ].join(', ');
 }
 

@@ -79,14 +79,6 @@ export function contentType(format: string): string {
   return 'text/plain; charset=UTF-8';
 }
 
-/**
- * Formats whose blocks concatenate into one valid result: these run as a stream that a client's
- * disconnect cancels between blocks. Others (JSON, the WithNames formats, Parquet, ...) run in
- * one call, which chDB cannot interrupt: their time cap bounds them.
- */
-export const STREAMABLE =
-  /^(JSONEachRow|JSONLines|NDJSON|JSONCompactEachRow|JSONStringsEachRow|JSONCompactStringsEachRow|TabSeparated|TSV|TabSeparatedRaw|TSVRaw|CSV|Native|RowBinary|LineAsString|RawBLOB)$/i;
-
 export function errorBody(code: number, message: string): string {
   return `Code: ${code}. DB::Exception: ${message}. (${CODE_NAMES[code] ?? 'UNKNOWN_EXCEPTION'}) (version ${VERSION})\n`;
 }

@@ -31,7 +31,7 @@ import {
 } from '../../store/read-only.ts';
 import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
 import { createAdmission } from './admission.ts';
-import { ClickHouseHttpError, contentType, errorBody, resultRows, STREAMABLE } from './protocol.ts';
+import { ClickHouseHttpError, contentType, errorBody, resultRows } from './protocol.ts';
 import { credentials, readBody } from './request.ts';
 import { clientSettings } from './settings.ts';
 
@@ -162,7 +162,6 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       const result = await store.queryRaw(sql, {
         format,
         signal: abort.signal,
-        stream: STREAMABLE.test(format),
         background: true,
         database,
       });

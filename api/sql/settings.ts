@@ -150,6 +150,7 @@ export const CAPS: Record<string, keyof QueryLimits> = {
   max_result_rows: 'maxResultRows',
   max_result_bytes: 'maxResultBytes',
   max_memory_usage: 'maxMemoryUsageBytes',
+  max_threads: 'maxThreads',
 };
 
 /** Words in a refused setting's name that say why (for the message only: refusal is the default). */

@@ -43,6 +43,8 @@ export const sqlSchema = z
         maxResultRows: z.number().int().min(1).default(1_000_000),
         maxResultBytes: z.number().int().min(1024).default(268_435_456),
         maxMemoryUsageBytes: z.number().int().min(1_048_576).default(2_147_483_648),
+        /** Engine threads per query: the rest of the machine stays for the service's own queries. */
+        maxThreads: z.number().int().min(1).max(64).default(1),
       })
       .strict()
       .prefault({}),

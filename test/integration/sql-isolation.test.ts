@@ -57,16 +57,16 @@ const failing = (header: string, format: string) =>
 
 describe('a failed query leaves nothing for the next one', () => {
   for (const [how, opts] of [
-    ['single-shot', {}],
-    ['streamed', { stream: true, signal: new AbortController().signal }],
+    ["on the service's connection", {}],
+    ["on the analysts' connection", { background: true }],
+    ['cancellable, on the analysts connection', { background: true, signal: new AbortController().signal }],
   ] as const)
     for (const format of ['TSVRawWithNames', 'JSON', 'CSVWithNames']) {
       it(`${how} ${format}: the service's next query reads only its own rows`, async () => {
-        await expect(
-          store.queryRaw(failing("SELECT 'HIJACKED'", format), { ...opts, background: true }),
-        ).rejects.toThrow(/throwIf/);
+        await expect(store.queryRaw(failing("SELECT 'HIJACKED'", format), opts)).rejects.toThrow(/throwIf/);
         expect(await store.query('SELECT 1 AS x')).toEqual([{ x: 1 }]);
         expect((await store.queryRaw('SELECT 2')).bytes.toString()).toBe('2\n');
+        expect((await store.queryRaw('SELECT 3', { background: true })).bytes.toString()).toBe('3\n');
       });
     }
 
