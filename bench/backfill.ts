@@ -18,7 +18,7 @@
  * `--trace-gc`); `BENCH_CHILD_OUT=file` keeps the CLI's stdout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { anvilAccount, startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { anvilRpc as rpc } from '../devnet/emitter.ts';
 import { Rng } from '../devnet/sim/rng.ts';
+import { allPids, procStat, sum, tree } from './proc-tree.ts';
 import { benchArgs, row, type Target, writeReport } from './report.ts';
 
 const {
@@ -106,40 +107,6 @@ function plan(): { moves: Move[]; holders: number } {
   }
   return { moves, holders: [...balance.values()].filter((b) => b > 0n).length };
 }
-
-/** user + system CPU seconds and resident MB of `pid` (0 when it is gone). */
-function procStat(pid: number): { cpu: number; rssMb: number; ppid: number; pgid: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21, pages).
-    return {
-      ppid: Number(f[1]),
-      pgid: Number(f[2]),
-      cpu: (Number(f[11]) + Number(f[12])) / 100,
-      rssMb: (Number(f[21]) * 4096) / 2 ** 20,
-    };
-  } catch {
-    return { cpu: 0, rssMb: 0, ppid: -1, pgid: -1 };
-  }
-}
-
-function allPids(): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number);
-}
-
-/** `root` and every process below it. */
-function tree(root: number): number[] {
-  const parent = new Map(allPids().map((p) => [p, procStat(p).ppid]));
-  const out = [root];
-  for (let k = 0; k < out.length; k++) for (const [p, pp] of parent) if (pp === out[k]) out.push(p);
-  return out;
-}
-
-const sum = (pids: number[], f: (s: ReturnType<typeof procStat>) => number) =>
-  pids.reduce((n, p) => n + f(procStat(p)), 0);
 
 const root = mkdtempSync(join(tmpdir(), 'vs-backfill-bench-'));
 const node = await startAnvil({ chainId: 31337 });

@@ -39,6 +39,7 @@ const SCRIPTS: Script[] = [
   { name: 'pipeline-embedded', file: 'pipeline-main.ts', args: ['--bus', 'embedded'] },
   { name: 'pipeline-kafka', file: 'pipeline-main.ts', args: ['--bus', 'kafka'] },
   { name: 'evm-backfill', file: 'evm-backfill.ts' },
+  { name: 'sparse-backfill', file: 'sparse-backfill.ts' },
   { name: 'engine', file: 'engine.ts' },
   { name: 'views', file: 'views.ts' },
   { name: 'sql-contention', file: 'sql-contention.ts' },

@@ -162,6 +162,52 @@ export function rpcAnswerFault(
   return new EvmRpcFault({ fault, method, url, error: e });
 }
 
+/**
+ * What a provider's `eth_getLogs` refusal says would work, read from its error (message and data):
+ * - `to`: the last block of a range from the same first block that would work (Alchemy: "this
+ *   block range should work: [0x.., 0x..]"; Infura's -32005 "query returned more than 10000
+ *   results" carries `data: { from, to }`; others "Try with this block range [0x.., 0x..]");
+ * - `span`: the widest range the provider accepts at all ("up to a 500 block range", "range
+ *   1000000 exceeds limit of 10000", "max block range = 5000", "exceeds max block range 5000").
+ * `countLimited` says the refusal is about the answer's size (too many logs), not the range's width:
+ * its suggestion fits this stretch of the chain, not every stretch.
+ */
+export interface RangeHint {
+  to?: number;
+  span?: number;
+  countLimited: boolean;
+}
+
+const SUGGESTED_PAIR = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i;
+const SPAN_LIMIT =
+  /(?:up to an? |limit of |max(?:imum)? block range(?: is| =|:)? ?|block range (?:limit|is) )(\d[\d,]*)(k?)/i;
+const COUNT_WORDS = /results|logs in the response|response size|too many logs|cap of/i;
+
+/** The range hint in a range refusal (see `RangeHint`), or undefined when it names none. */
+export function rangeHint(err: unknown, from: number): RangeHint | undefined {
+  const f = evmFaultOf(err) as (EvmFault & { data?: unknown; cause?: unknown }) | undefined;
+  if (!f || f.fault !== 'RANGE_TOO_LARGE') return undefined;
+  const text = `${f.details ?? ''} ${f.shortMessage ?? ''}`;
+  const countLimited = COUNT_WORDS.test(text) && !/exceeds limit of|max(?:imum)? block range/i.test(text);
+  const data = (f as { data?: { from?: unknown; to?: unknown } }).data;
+  const pair = SUGGESTED_PAIR.exec(text);
+  let to: number | undefined;
+  if (pair && Number(pair[1]) === from) to = Number(pair[2]);
+  else if (pair) to = from + Number(pair[2]) - Number(pair[1]);
+  else if (data && typeof data === 'object' && data.to !== undefined && data.from !== undefined)
+    to = from + Number(data.to) - Number(data.from);
+  const limit = SPAN_LIMIT.exec(text);
+  // Alchemy's size refusal also says "up to a 2K block range": that is no limit on a sparse stretch.
+  const span =
+    limit && !countLimited ? Number(limit[1].replace(/,/g, '')) * (limit[2] ? 1000 : 1) : undefined;
+  if ((to === undefined || !(to >= from)) && !(span && span > 0)) return undefined;
+  return {
+    ...(to !== undefined && to >= from ? { to } : {}),
+    ...(span ? { span } : {}),
+    countLimited,
+  };
+}
+
 export interface EvmTransportOptions {
   /** The chain's RPC URLs, first preferred. */
   urls: string[];

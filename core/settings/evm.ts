@@ -22,7 +22,7 @@ export const chainExtrasShape = {
   /** Multicall3 address (the canonical CREATE2 address by default). */
   multicall3: address.default('0xcA11bde05977b3631167028862bE2a173976CA11'),
   /** Largest eth_getLogs block range asked for; halved on provider range errors. */
-  maxBlockRange: z.number().int().min(1).max(1_000_000).default(2000),
+  maxBlockRange: z.number().int().min(1).max(1_000_000_000).default(2000),
   /**
    * Newest ingested blocks kept with their hashes and published records (in the
    * checkpoint), so a reorg up to this depth is retracted exactly; a deeper one stops

@@ -7,7 +7,7 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { multicall3Abi } from './abis.ts';
 import type { RawLog } from './decode.ts';
-import { type EvmRpc, isFault, rpcFailure } from './rpc.ts';
+import { type EvmRpc, isFault, type RangeHint, rangeHint, rpcFailure } from './rpc.ts';
 
 export interface BlockHeader {
   number: number;
@@ -27,15 +27,20 @@ const hex = (n: number) => numberToHex(n);
 export const TARGET_LOGS = 10_000;
 /** The first range asked for (at most `maxBlockRange`): a dense chain is not read 2,000 blocks at once. */
 export const FIRST_RANGE = 100;
-/** An answer quicker than this (with few logs) lets the range double. */
+/** An answer quicker than this (with few logs) lets the range grow. */
 const FAST_MS = 2_000;
+/** Most a fast answer with few logs lets the range grow at once (an empty one: this factor). */
+const MAX_GROWTH = 16;
 
 /**
  * The eth_getLogs block range in force, adapted to every answer: it starts at
- * `FIRST_RANGE` blocks (at most `max`), doubles while answers are small (at most half of
- * `targetLogs` logs) and fast, shrinks in proportion when an answer holds more than
- * `targetLogs` logs, and halves when the provider refuses a range, which it then never
- * asks for again (until a restart). Never above `max` (`maxBlockRange`).
+ * `FIRST_RANGE` blocks (at most `max`), grows while answers are small (at most half of
+ * `targetLogs` logs) and fast (by the room the answer left, 2 to `MAX_GROWTH` times: a sparse
+ * chain is soon read in wide ranges), shrinks in proportion when an answer holds more than
+ * `targetLogs` logs. When the provider refuses a range, the range its error suggests is taken
+ * (`RangeHint`: a provider's block-span limit becomes the ceiling; a too-many-logs refusal
+ * sizes this range only); without a suggestion the range halves, and a refused width is never
+ * asked for again (until a restart). Never above `max` (`maxBlockRange`).
  */
 export class RangeSizer {
   size: number;
@@ -48,9 +53,23 @@ export class RangeSizer {
     this.size = Math.min(max, FIRST_RANGE);
     this.ceiling = max;
   }
-  /** Halves the refused range; false when it was one block (the refusal is then a real error). */
-  shrink(refused: number): boolean {
+  /**
+   * A refused range of `refused` blocks: the suggested width when the refusal names one
+   * (`hint`), else half. False when nothing narrower is left (one block: a real error).
+   */
+  shrink(refused: number, hint?: RangeHint): boolean {
     if (refused <= 1) return false;
+    if (hint?.span && hint.span < refused) this.ceiling = Math.min(this.ceiling, hint.span);
+    const suggested = hint?.to !== undefined ? hint.to + 1 : undefined;
+    if (suggested !== undefined && suggested < refused && suggested >= 1) {
+      if (!hint?.countLimited) this.ceiling = Math.min(this.ceiling, suggested);
+      this.size = suggested;
+      return true;
+    }
+    if (hint?.span && hint.span < refused) {
+      this.size = hint.span;
+      return true;
+    }
     this.ceiling = Math.min(this.ceiling, refused - 1);
     this.size = Math.max(1, Math.floor(Math.min(this.size, refused) / 2));
     return true;
@@ -58,8 +77,10 @@ export class RangeSizer {
   /** An answer of `logs` logs for `span` blocks, in `ms`. */
   succeeded(span: number, logs = 0, ms = 0): void {
     if (logs > this.targetLogs) this.size = Math.max(1, Math.floor((span * this.targetLogs) / logs));
-    else if (2 * logs <= this.targetLogs && ms <= FAST_MS && span >= this.size)
-      this.size = Math.min(this.ceiling, this.size * 2);
+    else if (2 * logs <= this.targetLogs && ms <= FAST_MS && span >= this.size) {
+      const room = Math.floor(this.targetLogs / (2 * Math.max(1, logs)));
+      this.size = Math.min(this.ceiling, this.size * Math.max(2, Math.min(MAX_GROWTH, room)));
+    }
   }
 }
 
@@ -137,7 +158,11 @@ export class ChainReader {
         for (let k = 0; k < raw.length; k++) logs[k] = parseLog(raw[k]);
         return { logs, to: end };
       } catch (e) {
-        if (!isFault(e, 'RANGE_TOO_LARGE') || !this.sizer.shrink(end - from + 1)) throw e;
+        if (!isFault(e, 'RANGE_TOO_LARGE')) throw e;
+        // The hint's `to` is absolute: as a width from `from` for the sizer.
+        const hint = rangeHint(e, from);
+        const relative = hint && { ...hint, to: hint.to === undefined ? undefined : hint.to - from };
+        if (!this.sizer.shrink(end - from + 1, relative)) throw e;
       }
     }
   }

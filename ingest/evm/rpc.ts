@@ -14,11 +14,13 @@ import {
   evmTransport,
   type FaultKind,
   faultOf,
+  type RangeHint,
   type RpcCall,
+  rangeHint,
 } from '../../core/evm-transport.ts';
 
-export type { FaultKind, RpcCall };
-export { evmFaultOf, faultOf };
+export type { FaultKind, RangeHint, RpcCall };
+export { evmFaultOf, faultOf, rangeHint };
 /** A failed RPC request (a viem error carrying the fault kind and the project's code). */
 export type RpcFault = EvmFault;
 

@@ -24,6 +24,7 @@ const SCRIPTS = [
   'pipeline-embedded',
   ...(KAFKA_PROBLEM ? [] : ['pipeline-kafka']),
   'evm-backfill',
+  'sparse-backfill',
   'engine',
   'views',
   'sql-contention',

@@ -9,16 +9,28 @@ import { decodeLog, decodeLogGeneric } from '../../ingest/evm/decode.ts';
 import { A, addr, ev, logOf } from './evm-support.ts';
 
 describe('RangeSizer', () => {
-  it('starts at FIRST_RANGE blocks (at most maxBlockRange) and doubles on small, fast answers up to maxBlockRange', () => {
+  it('starts at FIRST_RANGE blocks (at most maxBlockRange) and doubles on fast answers a quarter full, up to maxBlockRange', () => {
     expect(new RangeSizer(16).size).toBe(16);
     const s = new RangeSizer(2000);
     expect(s.size).toBe(FIRST_RANGE);
     const sizes = [];
     for (let k = 0; k < 8; k++) {
-      s.succeeded(s.size, 10, 50);
+      s.succeeded(s.size, TARGET_LOGS / 4, 50);
       sizes.push(s.size);
     }
     expect(sizes).toEqual([200, 400, 800, 1600, 2000, 2000, 2000, 2000]);
+  });
+
+  it('grows by the room a fast answer left, at most 16 times: a sparse chain is soon read in wide ranges', () => {
+    const s = new RangeSizer(100_000_000);
+    const sizes = [];
+    for (let k = 0; k < 4; k++) {
+      s.succeeded(s.size, 0, 50);
+      sizes.push(s.size);
+    }
+    expect(sizes).toEqual([1_600, 25_600, 409_600, 6_553_600]);
+    s.succeeded(s.size, TARGET_LOGS / 8, 50);
+    expect(s.size).toBe(4 * 6_553_600);
   });
 
   it('does not grow on slow answers, on answers near the log target, or on a range cut short by the head', () => {
@@ -41,8 +53,8 @@ describe('RangeSizer', () => {
 
   it('halves a refused range and never asks for the refused size again', () => {
     const s = new RangeSizer(2000);
-    s.succeeded(s.size, 0, 1);
-    s.succeeded(s.size, 0, 1);
+    s.succeeded(s.size, TARGET_LOGS / 4, 1);
+    s.succeeded(s.size, TARGET_LOGS / 4, 1);
     expect(s.size).toBe(400);
     expect(s.shrink(400)).toBe(true);
     expect(s.size).toBe(200);

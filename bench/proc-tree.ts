@@ -1,0 +1,49 @@
+/**
+ * CPU seconds and resident memory of a process tree from /proc (Linux), for the benchmarks that
+ * spawn the CLI (bench/backfill.ts, bench/sparse-backfill.ts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** user + system CPU seconds and resident MB of `pid` (0 when it is gone). */
+export function procStat(pid: number): { cpu: number; rssMb: number; ppid: number; pgid: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21, pages).
+    return {
+      ppid: Number(f[1]),
+      pgid: Number(f[2]),
+      cpu: (Number(f[11]) + Number(f[12])) / 100,
+      rssMb: (Number(f[21]) * 4096) / 2 ** 20,
+    };
+  } catch {
+    return { cpu: 0, rssMb: 0, ppid: -1, pgid: -1 };
+  }
+}
+
+export function allPids(): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
+}
+
+/** `root` and every process below it. */
+export function tree(root: number): number[] {
+  const parent = new Map(allPids().map((p) => [p, procStat(p).ppid]));
+  const out = [root];
+  for (let k = 0; k < out.length; k++) for (const [p, pp] of parent) if (pp === out[k]) out.push(p);
+  return out;
+}
+
+export const sum = (pids: number[], f: (s: ReturnType<typeof procStat>) => number) =>
+  pids.reduce((n, p) => n + f(procStat(p)), 0);
+
+/** The peak resident memory (VmHWM) of `pid`, MB (0 when it is gone). */
+export function peakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}

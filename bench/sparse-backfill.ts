@@ -1,0 +1,260 @@
+/**
+ * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
+ * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
+ * [--max-logs 10000] [--latency-ms 0] [--timeout-s 600]` (tiny: 20,000 blocks, 200 events).
+ * Serves a deterministic sparse chain on loopback (bench/sparse-chain.ts: `--events` share
+ * Transfer mints spread over `--blocks` blocks four a second, eth_getLogs answers capped at
+ * `--max-logs` logs with Alchemy's suggested range), spawns the real CLI on it
+ * (`bin/vaultstream.mjs start`, the devnet off) and times spawn -> every transfer stored (the
+ * `transfers` view), counting the RPC calls by method, the CLI tree's CPU and peak RSS. Then
+ * the same events spread over `--spread` times as many blocks. Also timed: reading the same
+ * eth_getLogs ranges alone, one after the other (the least any indexer must do), against the
+ * ingester's own time (its first RPC call -> its 'backfill <chain>: done' line).
+ * Targets (full size): calls <= 1.5 x (blocks holding events + UTC days covered + eth_getLogs
+ * ranges); ingest time <= 2 x reading the logs alone; calls and ingest time growing <= 1.3 x
+ * with the events spread over ten times the blocks.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { numberToHex } from 'viem';
+import { topicsOf } from '../ingest/evm/decode.ts';
+import { MAPPED_EVENTS } from '../ingest/evm/map.ts';
+import { peakRssMb, sum, tree } from './proc-tree.ts';
+import { benchArgs, round, row, type Target, writeReport } from './report.ts';
+import { type SparseChain, startSparseChain } from './sparse-chain.ts';
+
+const { values, size, out } = benchArgs(
+  'sparse-backfill',
+  {
+    blocks: undefined,
+    events: undefined,
+    spread: '10',
+    'block-time-ms': '250',
+    'max-logs': '10000',
+    'latency-ms': '0',
+    'timeout-s': '600',
+  },
+  { tiny: { blocks: '20000', events: '200' }, full: { blocks: '2000000', events: '10000' } },
+);
+const ROOT = join(import.meta.dirname, '..');
+const DAY = 86_400;
+const events = Number(values.events);
+
+interface Run {
+  blocks: number;
+  events: number;
+  eventBlocks: number;
+  days: number;
+  logRanges: number;
+  calls: number;
+  callsByMethod: Record<string, number>;
+  /** 1.5 x (event blocks + days + eth_getLogs ranges). */
+  callBudget: number;
+  endToEndSeconds: number;
+  ingestSeconds: number;
+  logsAloneSeconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+/** Reads `ranges` one after the other as a bare client would: the least time the logs take. */
+async function logsAlone(chain: SparseChain, ranges: [number, number][]): Promise<number> {
+  const topics = [topicsOf(MAPPED_EVENTS)];
+  const started = performance.now();
+  for (const [from, to] of ranges) {
+    const res = await fetch(chain.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getLogs',
+        params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), address: [chain.token], topics }],
+      }),
+    });
+    JSON.parse(await res.text());
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function run(blocks: number): Promise<Run> {
+  const chain = await startSparseChain({
+    blocks,
+    events,
+    blockTimeMs: Number(values['block-time-ms']),
+    maxLogs: Number(values['max-logs']),
+    latencyMs: Number(values['latency-ms']),
+  });
+  const root = mkdtempSync(join(tmpdir(), 'vs-sparse-bench-'));
+  let child: ChildProcess | undefined;
+  try {
+    const dataDir = join(root, 'data');
+    const configFile = join(root, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        dataDir,
+        logLevel: 'info',
+        ingest: { progressLogIntervalMs: 200 },
+        devnet: { enabled: false },
+        chains: [
+          {
+            chainId: 42161,
+            name: 'sparse',
+            rpcUrls: [chain.url],
+            confirmations: 0,
+            // A provider with no block-span limit, only a cap on logs per answer (as Alchemy's).
+            maxBlockRange: 1_000_000_000,
+          },
+        ],
+        vaults: [
+          {
+            slug: 'sparse',
+            name: 'Sparse',
+            symbol: 'SPARSE',
+            decimals: 6,
+            vaultAddress: chain.token,
+            accountantAddress: `0x${'0'.repeat(36)}acc0`,
+            chainIds: [42161],
+          },
+        ],
+      }),
+    );
+    const started = performance.now();
+    const proc = spawn(
+      process.execPath,
+      ['--max-semi-space-size=16', join(ROOT, 'bin', 'vaultstream.mjs'), 'start', '--config', configFile],
+      {
+        cwd: ROOT,
+        env: { ...process.env, VAULTSTREAM__sql__http__port: '0', API_PORT: '0', LOG_FORMAT: '' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    child = proc;
+    let err = '';
+    let ingestDoneAt = 0;
+    proc.stderr?.on('data', (d) => {
+      if (process.env.BENCH_CHILD_ERR) process.stderr.write(d);
+      err = (err + d).slice(-20_000);
+      if (!ingestDoneAt && /backfill sparse: done/.test(err)) ingestDoneAt = performance.now();
+    });
+    const pid = proc.pid as number;
+    let peakTree = 0;
+    const sampler = setInterval(() => {
+      peakTree = Math.max(
+        peakTree,
+        sum(tree(pid), (s) => s.rssMb),
+      );
+    }, 100);
+    const deadline = Date.now() + Number(values['timeout-s']) * 1000;
+    let sqlUrl = '';
+    let stored = 0;
+    const sql = async (q: string) =>
+      (
+        await (
+          await fetch(`${sqlUrl}/?query=${encodeURIComponent(q)}`, { signal: AbortSignal.timeout(10_000) })
+        ).text()
+      ).trim();
+    for (;;) {
+      if (Date.now() > deadline || proc.exitCode !== null)
+        throw new Error(`not done (stored ${stored}/${events}); stderr:\n${err.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+      try {
+        sqlUrl ||= (JSON.parse(readFileSync(join(dataDir, 'sql-http.json'), 'utf8')) as { url: string }).url;
+      } catch {
+        continue;
+      }
+      try {
+        stored = Number(await sql('SELECT count() FROM vaultstream.transfers'));
+        if (stored === events) break;
+      } catch {
+        // not serving yet
+      }
+    }
+    const endToEndSeconds = (performance.now() - started) / 1000;
+    const callsByMethod = Object.fromEntries([...chain.counts].sort());
+    const calls = [...chain.counts.values()].reduce((a, b) => a + b, 0);
+    // The ingester may log its 'done' line just after the last row is stored.
+    for (let k = 0; k < 50 && !ingestDoneAt; k++) await new Promise((r) => setTimeout(r, 100));
+    clearInterval(sampler);
+    const cpuSeconds = sum(tree(pid), (s) => s.cpu);
+    const peak = Math.max(peakTree, peakRssMb(pid));
+    proc.kill('SIGINT');
+    await new Promise((r) => proc.once('close', r));
+    child = undefined;
+    const eventBlocks = new Set(chain.eventBlocks).size;
+    const days = Math.floor(chain.timeOf(chain.head) / DAY) - Math.floor(chain.timeOf(0) / DAY) + 1;
+    const logRanges = chain.logRanges.length;
+    return {
+      blocks,
+      events,
+      eventBlocks,
+      days,
+      logRanges,
+      calls,
+      callsByMethod,
+      callBudget: Math.floor(1.5 * (eventBlocks + days + logRanges)),
+      endToEndSeconds: round(endToEndSeconds),
+      ingestSeconds: round(((ingestDoneAt || performance.now()) - chain.firstRequestAt) / 1000),
+      // A copy: the chain records the ranges it answers, these too.
+      logsAloneSeconds: round(await logsAlone(chain, [...chain.logRanges]), 3),
+      cpuSeconds: round(cpuSeconds),
+      peakRssMb: Math.round(peak),
+    };
+  } finally {
+    child?.kill('SIGKILL');
+    await chain.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const base = await run(Number(values.blocks));
+console.error(JSON.stringify(base));
+const spread = await run(Number(values.blocks) * Number(values.spread));
+console.error(JSON.stringify(spread));
+const applies = size === 'full';
+const at = (text: string, bound: number): Target => ({ text, bound, better: 'lower' });
+const rows = [];
+for (const r of [base, spread]) {
+  const what = `sparse chain, ${r.blocks.toLocaleString('en')} blocks, ${r.events.toLocaleString('en')} events`;
+  rows.push(
+    row(`${what}: spawn to all stored`, r.endToEndSeconds, 's', undefined, true, {
+      callsByMethod: r.callsByMethod,
+    }),
+    row(
+      `${what}: RPC calls`,
+      r.calls,
+      'calls',
+      at(`≤ 1.5 × (event blocks + days + ranges) = ${r.callBudget}`, r.callBudget),
+      applies,
+    ),
+    row(
+      `${what}: ingest time over reading its logs alone (${r.logsAloneSeconds} s)`,
+      round(r.ingestSeconds / Math.max(0.001, r.logsAloneSeconds)),
+      '×',
+      at('≤ 2×', 2),
+      applies,
+    ),
+    row(`${what}: CPU time of the CLI`, r.cpuSeconds, 'CPU-s'),
+    row(`${what}: peak RSS of the CLI`, r.peakRssMb, 'MB'),
+  );
+}
+rows.push(
+  row(
+    `sparse chain, ${Number(values.spread)}× the blocks: RPC calls growth`,
+    round(spread.calls / base.calls),
+    '×',
+    at('≤ 1.3×', 1.3),
+    applies,
+  ),
+  row(
+    `sparse chain, ${Number(values.spread)}× the blocks: ingest time growth`,
+    round(spread.ingestSeconds / base.ingestSeconds),
+    '×',
+    at('≤ 1.3×', 1.3),
+    applies,
+  ),
+);
+writeReport(out, { name: 'sparse-backfill', size, rows, runs: [base, spread] });
