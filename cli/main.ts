@@ -213,7 +213,7 @@ program
       return;
     }
     await withStore(cfg, async (store) => {
-      process.stdout.write(await runSql(store, query, opts));
+      process.stdout.write(await runSql(store, query, { ...opts, limits: cfg.sql.limits }));
     });
   });
 

@@ -24,6 +24,7 @@ import { type Format, formatRows } from './output.ts';
 export interface SqlOptions {
   format: Format;
   write?: boolean;
+  /** The caps of `sql.limits` (the CLI passes the config's; tests may leave the defaults). */
   limits?: QueryLimits;
 }
 
@@ -38,8 +39,10 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
     return 'ok\n';
   }
   let checked: Awaited<ReturnType<typeof checkReadOnly>>;
+  // As the SQL interface runs it: the analysts' connection, the same checks, the service's database.
+  const scope = { current: store.database, served: store.database };
   try {
-    checked = await checkReadOnly(storeLines(store), query);
+    checked = await checkReadOnly(storeLines(store, true), query, scope);
   } catch (err) {
     if (err instanceof VaultstreamError && err.code === 'READ_ONLY' && err.details?.statement)
       throw new VaultstreamError(
@@ -50,9 +53,12 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
     throw err;
   }
   const limits = opts.limits ?? DEFAULT_QUERY_LIMITS;
+  const run = { background: true, database: store.database };
   try {
-    if (checked.format) return (await store.queryRaw(limitedSql(checked, limits))).bytes;
-    const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'))).bytes.toString('utf8');
+    if (checked.format) return (await store.queryRaw(limitedSql(checked, limits), run)).bytes;
+    const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'), run)).bytes.toString(
+      'utf8',
+    );
     const rows = out
       .split('\n')
       .filter((l) => l !== '')

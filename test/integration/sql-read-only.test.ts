@@ -276,6 +276,29 @@ describe('vaultstream sql, as an operator runs it', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READ_ONLY: file() reaches outside the database');
     expect(bad.stdout).not.toContain('root:');
+    // Finding 7 of issue 20: sql.limits hold with the service stopped; the service's database is current.
+    const capped = {
+      ...env,
+      VAULTSTREAM__sql__limits__maxExecutionTimeSeconds: '2',
+      VAULTSTREAM__sql__limits__maxResultRows: '5',
+    };
+    const settings = await runCli(
+      [
+        'sql',
+        "SELECT getSetting('max_execution_time') AS t, getSetting('max_result_rows') AS r, currentDatabase() AS db",
+        '--format',
+        'csv',
+      ],
+      capped,
+    );
+    expect(settings.stdout).toBe('t,r,db\n2,5,vaultstream\n');
+    const rows = await runCli(['sql', 'SELECT number FROM numbers(10)'], capped);
+    expect(rows.code).toBe(2);
+    expect(rows.stderr).toMatch(/TOO_MANY_ROWS_OR_BYTES|Limit for result exceeded/);
+    const t0 = Date.now();
+    const long = await runCli(['sql', 'SELECT count() FROM numbers(1000000000000)'], capped);
+    expect(long.stderr).toMatch(/TIMEOUT/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
     const empty = await runCli(['sql', 'SELECT * FROM vaultstream.vault_registry'], {
       VAULTSTREAM_DATA_DIR: join(dir, 'empty'),
     });
