@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionFor } from '../../bus/partition.ts';
 import { idOf, keyed, Received } from '../support/kafka-mock/fixture.ts';
 import { realKafkaProblem, realKafkaVersion, useRealKafka } from '../support/kafka-real.ts';
@@ -27,11 +27,15 @@ const suiteName = problem
 
 suite(suiteName, () => {
   const fx = useRealKafka({ partitions: PARTITIONS, sessionTimeoutMs: 6_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'vs-kafka-group-'));
+  // Made in beforeAll: a skipped suite's body still runs, and would leave the directory behind.
+  let dir = '';
   const children: ChildProcess[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-kafka-group-'));
+  });
   afterAll(() => {
     for (const c of children) c.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** A consumer process (test/support/kafka-real-consumer.ts) in `groupId`, storing to its own file. */

@@ -50,15 +50,19 @@ function startCli(args: string[], env: Record<string, string>) {
 }
 
 suite(name, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vs-kafka-real-'));
-  const dataDir = join(dir, 'data');
-  const file = join(dir, 'events.ndjson');
+  // Made in beforeAll: a skipped suite's body still runs, and would leave the directory behind.
+  let dir = '';
+  let dataDir = '';
+  let file = '';
   const scenario = buildScenario({ seed: 24, transfers: 1500 });
   let kafka: RealKafka;
   let probe: KafkaBus;
   let env: Record<string, string>;
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-kafka-real-'));
+    dataDir = join(dir, 'data');
+    file = join(dir, 'events.ndjson');
     writeFileSync(
       file,
       `${[...registryLines(['nest-alpha', 'nest-treasuries'], [98866, 1]), ...scenario.lines].join('\n')}\n`,
@@ -76,7 +80,7 @@ suite(name, () => {
   afterAll(async () => {
     await probe?.close();
     await kafka?.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   /** Messages the group has not committed yet, over every topic. */
