@@ -5,9 +5,11 @@
 #      (test/integration/operator.test.ts): installed with apt-get when missing and we are root (or
 #      have password-less sudo); otherwise a warning, and those suites skip themselves by name;
 #   2. `npm ci` when node_modules is missing or older than package-lock.json;
-#   3. the compiled CLI (scripts/build.mjs) when dist/ is missing or older than a source file, so the
+#   3. the BI tools' database drivers for test/integration/bi-drivers.test.ts
+#      (scripts/install-drivers.sh: Python venv, Go binary, Maven build; quick once built);
+#   4. the compiled CLI (scripts/build.mjs) when dist/ is missing or older than a source file, so the
 #      tests that run bin/vaultstream.mjs run the compiled CLI;
-#   4. typecheck (tsc), lint (biome), then the tests (vitest).
+#   5. typecheck (tsc), lint (biome), then the tests (vitest).
 # Every step runs even when an earlier check failed, so one run shows every problem. The exit
 # status is vitest's when the tests fail, else 1 when the build, typecheck or lint failed, else 0.
 set -euo pipefail
@@ -100,12 +102,17 @@ else
   warn "could not install the Kafka broker jars; the real-broker suites will skip themselves"
 fi
 
-# ---- 3. compiled CLI ----------------------------------------------------------------------------
+# ---- 3. database drivers ---------------------------------------------------------------------
+# The drivers' suite fails (never skips) when they are missing, so a failed install shows up there.
+section "database drivers: scripts/install-drivers.sh"
+bash scripts/install-drivers.sh || warn "could not install the database drivers; test/integration/bi-drivers.test.ts will fail"
+
+# ---- 4. compiled CLI ----------------------------------------------------------------------------
 build=ok
 section "build: scripts/build.mjs --if-stale"
 if node scripts/build.mjs --if-stale; then echo "compiled CLI ready (dist/)"; else build=FAILED; fi
 
-# ---- 4. checks and tests ------------------------------------------------------------------------
+# ---- 5. checks and tests ------------------------------------------------------------------------
 typecheck=ok
 lint=ok
 
