@@ -48,12 +48,12 @@ days AS (
   SELECT vault, day, least(toUInt32(toDateTime(day, 'UTC')) + 86399, toUInt32(now('UTC'))) AS t,
     toUInt32(toDateTime(day - 7, 'UTC')) + 86399 AS t7, toUInt32(toDateTime(day - 30, 'UTC')) + 86399 AS t30
   FROM (
-    SELECT toString(vault) AS vault, arrayJoin(arrayMap(i -> toDate(min(ts)) + i, range(toUInt32(today() - toDate(min(ts))) + 1))) AS day
+    SELECT CAST(vault, 'String') AS vault, arrayJoin(arrayMap(i -> toDate(min(ts)) + i, range(toUInt32(today() - toDate(min(ts))) + 1))) AS day
     FROM {{db}}.snapshots_raw FINAL WHERE kind = 'COMPOSITION' OR (kind = 'ASSET_PRICE' AND chain_id = 0) GROUP BY vault
   )
 ),
 prices AS (
-  SELECT toString(vault) AS vault, lower(token) AS token, toUInt32(ts) AS t, usd_price, toUInt8(1) AS found
+  SELECT CAST(vault, 'String') AS vault, lower(token) AS token, toUInt32(ts) AS t, usd_price, toUInt8(1) AS found
   FROM {{db}}.snapshots_raw FINAL WHERE kind = 'ASSET_PRICE' AND chain_id = 0
 ),
 composition_rows AS (
@@ -70,7 +70,7 @@ composition_rows AS (
     LEFT ANTI JOIN yields AS y ON y.vault = i.vault AND y.slug = i.slug
   ) AS g
   ASOF INNER JOIN (
-    SELECT toString(vault) AS vault, token, toUInt32(ts) AS t, usd_price, apy7d, apy30d, weight
+    SELECT CAST(vault, 'String') AS vault, token, toUInt32(ts) AS t, usd_price, apy7d, apy30d, weight
     FROM {{db}}.snapshots_raw FINAL WHERE kind = 'COMPOSITION'
   ) AS c ON c.vault = g.vault AND c.token = g.slug AND g.t >= c.t
   ASOF LEFT JOIN prices AS p ON p.vault = g.vault AND p.token = g.slug AND g.t >= p.t
@@ -90,7 +90,7 @@ yield_held AS (
     FROM yield_grid ARRAY JOIN holdings AS hold
   ) AS h
   ASOF LEFT JOIN (
-    SELECT toString(vault) AS vault, chain_id, lower(token) AS token, toUInt32(ts) AS t, amount, toUInt8(1) AS found
+    SELECT CAST(vault, 'String') AS vault, chain_id, lower(token) AS token, toUInt32(ts) AS t, amount, toUInt8(1) AS found
     FROM {{db}}.snapshots_raw FINAL WHERE kind = 'ASSET_BALANCE'
   ) AS b ON b.vault = h.vault AND b.chain_id = h.chain_id AND b.token = h.contract_address AND h.t >= b.t
   GROUP BY h.vault, h.day, h.slug

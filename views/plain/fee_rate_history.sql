@@ -16,7 +16,7 @@ CREATE OR REPLACE VIEW {{db}}.fee_rate_history {{on_cluster}} (
   old_flat UInt256 COMMENT 'Flat fee before, raw asset units (NestVault; 0 otherwise)',
   new_flat UInt256 COMMENT 'Flat fee from valid_from, raw asset units (NestVault; 0 otherwise)'
 ) AS
-SELECT toString(vault) AS vault, chain_id, contract, toString(kind) AS kind, toString(event) AS event,
+SELECT CAST(vault, 'String') AS vault, chain_id, contract, CAST(kind, 'String') AS kind, CAST(event, 'String') AS event,
   block_time AS valid_from,
   leadInFrame(toNullable(block_time), 1, NULL) OVER (
     PARTITION BY vault, chain_id, contract, kind ORDER BY block_number, log_index

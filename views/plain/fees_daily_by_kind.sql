@@ -20,6 +20,6 @@ SELECT vault, day,
   sumIf(e18, kind != 'CLAIMED') AS accrued_usd_e18, sumIf(e18, kind = 'CLAIMED') AS claimed_usd_e18,
   toFloat64(toString(reinterpret(accrued_usd_e18, 'Decimal256(18)'))) AS accrued_usd,
   toFloat64(toString(reinterpret(claimed_usd_e18, 'Decimal256(18)'))) AS claimed_usd
-FROM (SELECT toString(vault) AS vault, day, toString(kind) AS kind, toInt256(usd_e18) AS e18 FROM {{db}}.fees_daily)
+FROM (SELECT CAST(vault, 'String') AS vault, day, CAST(kind, 'String') AS kind, toInt256(usd_e18) AS e18 FROM {{db}}.fees_daily)
 GROUP BY vault, day
 COMMENT 'Fees per vault and UTC day, one column per kind; claimed amounts in their own column so sum(accrued_usd) never double counts (the fees endpoint)';

@@ -17,7 +17,7 @@ SELECT b.vault AS vault, b.chain_id AS chain_id, b.holder AS holder, b.bal AS ba
   intDiv(balance_e36 * u.share_usd_e18, toInt256(concat('1', repeat('0', 36)))) AS value_usd_e18,
   toFloat64(toString(reinterpret(value_usd_e18, 'Decimal256(18)'))) AS value_usd
 FROM (
-  SELECT toString(vault) AS vault, chain_id, holder, sum(delta) AS bal FROM {{db}}.balance_deltas
+  SELECT CAST(vault, 'String') AS vault, chain_id, holder, sum(delta) AS bal FROM {{db}}.balance_deltas
   GROUP BY vault, chain_id, holder HAVING bal > 0
 ) AS b
 INNER JOIN {{db}}.vault_chain_decimals AS d ON d.vault = b.vault AND d.chain_id = b.chain_id

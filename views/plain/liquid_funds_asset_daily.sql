@@ -23,12 +23,12 @@ grid AS (
     a.chain_id AS chain_id, a.contract_address AS contract_address, a.asset_decimals AS asset_decimals,
     a.config_price_e18 AS config_price_e18
   FROM (
-    SELECT toString(vault) AS vault, arrayJoin(arrayMap(i -> toDate(min(ts)) + i, range(toUInt32(today() - toDate(min(ts))) + 1))) AS day
+    SELECT CAST(vault, 'String') AS vault, arrayJoin(arrayMap(i -> toDate(min(ts)) + i, range(toUInt32(today() - toDate(min(ts))) + 1))) AS day
     FROM {{db}}.snapshots_raw FINAL WHERE kind = 'ASSET_BALANCE' GROUP BY vault
   ) AS g INNER JOIN assets AS a ON a.vault = g.vault
 ),
 snaps AS (
-  SELECT toString(vault) AS vault, kind, chain_id, lower(token) AS token, toUInt32(ts) AS t, amount, usd_price, toUInt8(1) AS found
+  SELECT CAST(vault, 'String') AS vault, kind, chain_id, lower(token) AS token, toUInt32(ts) AS t, amount, usd_price, toUInt8(1) AS found
   FROM {{db}}.snapshots_raw FINAL WHERE kind IN ('ASSET_BALANCE', 'ASSET_PRICE')
 )
 SELECT g.vault AS vault, g.day AS day, toDateTime(g.t, 'UTC') AS as_of, g.chain_id AS chain_id, g.contract_address AS contract_address,

@@ -25,7 +25,7 @@ FROM (
     ['solana', 'cctpAttestation', 'predicate', 'relay', 'composer', 'oft', 'solanaMint', 'reclaim'] AS names,
     mapFromArrays(groupArray(toString(step)), groupArray(status)) AS seen,
     arrayMap(n -> if(has(['pending', 'in_progress', 'completed', 'failed', 'skipped'], seen[n]), seen[n], 'pending'), names) AS statuses,
-    min(first_seen) AS created_at, max(last_seen) AS updated_at
+    CAST(min(first_seen) AS DateTime64(3, 'UTC')) AS created_at, CAST(max(last_seen) AS DateTime64(3, 'UTC')) AS updated_at
   FROM {{db}}.mint_state GROUP BY signature
 )
 COMMENT 'One row per Solana mint flow: step statuses, overall status and progress as /solana/mint-status reports them';

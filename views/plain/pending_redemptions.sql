@@ -25,7 +25,7 @@ SELECT q.vault AS vault, q.chain_id AS chain_id, q.queue AS queue, q.request_id 
   intDiv(share_usd_e18 * toInt256(shares_raw), toInt256(concat('1', repeat('0', share_decimals)))) AS value_usd_e18,
   toFloat64(toString(reinterpret(value_usd_e18, 'Decimal256(18)'))) AS value_usd
 FROM (
-  SELECT toString(vault) AS vault, chain_id, queue, request_id, deadline, amount FROM {{db}}.redemption_requests
+  SELECT CAST(vault, 'String') AS vault, chain_id, queue, request_id, deadline, amount FROM {{db}}.redemption_requests
   WHERE state IN ('open', 'expired')
 ) AS q
 INNER JOIN {{db}}.vault_registry AS r ON r.slug = q.vault

@@ -8,7 +8,7 @@ CREATE OR REPLACE VIEW {{db}}.price_close_daily {{on_cluster}} (
   price Float64 COMMENT 'Close share price in the base asset, decimal-adjusted (performance-history price on the price chain)',
   rate_updated_at DateTime('UTC') COMMENT 'Block time of the last rate update on or before the day, UTC'
 ) AS
-SELECT toString(vault) AS vault, chain_id, day, close_rate, rate_decimals,
+SELECT CAST(vault, 'String') AS vault, chain_id, day, close_rate, rate_decimals,
   if(rate_decimals <= 18, toInt256(close_rate) * toInt256(concat('1', repeat('0', 18 - rate_decimals))),
     intDiv(toInt256(close_rate), toInt256(concat('1', repeat('0', rate_decimals - 18))))) AS price_e18,
   toFloat64(toString(reinterpret(price_e18, 'Decimal256(18)'))) AS price, rate_updated_at

@@ -23,7 +23,7 @@ SELECT h.vault AS vault, h.holder AS address, t.token AS token, h.balance_e36 AS
 FROM (
   SELECT b.v AS vault, c.sol AS sol, b.holder AS holder, sum(b.bal * c.scale) AS balance_e36
   FROM (
-    SELECT toString(vault) AS v, chain_id AS ch, holder, sum(delta) AS bal FROM {{db}}.balance_deltas
+    SELECT CAST(vault, 'String') AS v, chain_id AS ch, holder, sum(delta) AS bal FROM {{db}}.balance_deltas
     GROUP BY vault, chain_id, holder HAVING bal > 0
   ) AS b
   INNER JOIN (

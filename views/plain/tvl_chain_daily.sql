@@ -28,7 +28,7 @@ SELECT s.vault AS vault, s.chain_id AS chain_id, s.day AS day, s.supply_raw AS s
   intDiv(intDiv(price_e18 * base_asset_usd_e18, toInt256('1000000000000000000')) * supply_raw,
     toInt256(concat('1', repeat('0', share_decimals)))) AS tvl_usd_e18,
   toFloat64(toString(reinterpret(tvl_usd_e18, 'Decimal256(18)'))) AS tvl_usd
-FROM (SELECT toString(vault) AS vault, chain_id, day, toInt256(supply_raw) AS supply_raw FROM {{db}}.supply_daily) AS s
+FROM (SELECT CAST(vault, 'String') AS vault, chain_id, day, toInt256(supply_raw) AS supply_raw FROM {{db}}.supply_daily) AS s
 INNER JOIN {{db}}.vault_registry AS r ON r.slug = s.vault
 LEFT JOIN (SELECT vault, day, groupArray((chain_id, price_e18)) AS closes FROM {{db}}.price_close_daily GROUP BY vault, day) AS cl
   ON cl.vault = s.vault AND cl.day = s.day

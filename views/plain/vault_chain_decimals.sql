@@ -14,8 +14,8 @@ FROM (
     SELECT DISTINCT vault, chain_id FROM (
       SELECT slug AS vault, arrayJoin(arrayConcat(chain_ids, if(solana_mint != '', [toUInt32(101)], []))) AS chain_id
       FROM {{db}}.vault_registry
-      UNION ALL SELECT toString(vault), chain_id FROM {{db}}.supply_deltas_daily
-      UNION ALL SELECT toString(vault), chain_id FROM {{db}}.redemptions_raw
+      UNION ALL SELECT CAST(vault, 'String'), chain_id FROM {{db}}.supply_deltas_daily
+      UNION ALL SELECT CAST(vault, 'String'), chain_id FROM {{db}}.redemptions_raw
     )
   ) AS c
   INNER JOIN {{db}}.vault_registry AS r ON r.slug = c.vault

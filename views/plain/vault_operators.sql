@@ -12,7 +12,7 @@ SELECT vault, chain_id, controller, operator, max(state) AS approved,
   maxIf(state, source = 'REGISTRY') AS via_registry, maxIf(state, source = 'VAULT') AS via_vault,
   max(changed_at) AS updated_at
 FROM (
-  SELECT toString(vault) AS vault, chain_id, toString(source) AS source, contract, controller, operator,
+  SELECT CAST(vault, 'String') AS vault, chain_id, CAST(source, 'String') AS source, contract, controller, operator,
     argMax(approved, (block_number, log_index)) AS state, max(block_time) AS changed_at
   FROM {{db}}.operators_raw FINAL WHERE removed = 0
   GROUP BY vault, chain_id, source, contract, controller, operator

@@ -15,7 +15,7 @@ SELECT vault, t.1 AS chain_id, t.2 AS rate_raw, t.3 AS rate_decimals, t.4 AS upd
 FROM (
   SELECT vault, argMax((chain_id, rate, rate_decimals, updated_at, is_paused), (chain_id = 98866, updated_at)) AS t
   FROM (
-    SELECT toString(vault) AS vault, chain_id, argMax(rate, (block_time, block_number, log_index)) AS rate,
+    SELECT CAST(vault, 'String') AS vault, chain_id, argMax(rate, (block_time, block_number, log_index)) AS rate,
       argMax(rate_decimals, (block_time, block_number, log_index)) AS rate_decimals, max(block_time) AS updated_at,
       argMax(is_paused, (block_time, block_number, log_index)) AS is_paused
     FROM {{db}}.rates GROUP BY vault, chain_id

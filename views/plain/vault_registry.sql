@@ -1,5 +1,5 @@
 CREATE OR REPLACE VIEW {{db}}.vault_registry {{on_cluster}} AS
-SELECT slug, status, updated_at, vault_address, name, symbol, decimals, chain_ids, solana_mint,
+SELECT CAST(slug, 'String') AS slug, status, updated_at, vault_address, name, symbol, decimals, chain_ids, solana_mint,
   base_asset_usd_price, base_asset_decimals, info
 FROM {{db}}.registry_raw FINAL
 COMMENT 'Latest registry entry per vault slug';

@@ -8,7 +8,7 @@ CREATE OR REPLACE VIEW {{db}}.vault_share_usd_current {{on_cluster}} (
   share_usd_e18 Int256 COMMENT 'USD value of one whole share, scaled by 1e18: rate_raw * base_asset_usd_e18 / 10^rate_decimals (truncated); 0 without a rate',
   share_usd Float64 COMMENT 'USD value of one whole share (current share price times the base asset USD price)'
 ) AS
-SELECT r.slug AS vault, if(c.found = 1, c.chain_id, toUInt32(0)) AS chain_id,
+SELECT CAST(r.slug, 'String') AS vault, if(c.found = 1, c.chain_id, toUInt32(0)) AS chain_id,
   if(c.found = 1, c.rate_raw, toUInt256(0)) AS rate_raw, if(c.found = 1, c.rate_decimals, toUInt8(0)) AS rate_decimals,
   toInt256(reinterpretAsInt128(r.base_asset_usd_price)) AS base_asset_usd_e18,
   intDiv(toInt256(rate_raw) * base_asset_usd_e18, toInt256(concat('1', repeat('0', rate_decimals)))) AS share_usd_e18,

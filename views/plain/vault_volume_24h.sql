@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW {{db}}.vault_volume_24h {{on_cluster}} (
 ) AS
 SELECT vault, sum(usd_e18) AS volume_24h_usd_e18, toFloat64(toString(reinterpret(volume_24h_usd_e18, 'Decimal256(18)'))) AS volume_24h_usd
 FROM (
-  SELECT toString(t.vault) AS vault,
+  SELECT CAST(t.vault, 'String') AS vault,
     intDiv(toInt256(reinterpretAsInt128(any(r.base_asset_usd_price))) * toInt256(sum(t.assets)),
       toInt256(concat('1', repeat('0', t.assets_decimals)))) AS usd_e18
   FROM {{db}}.transactions AS t INNER JOIN {{db}}.vault_registry AS r ON r.slug = t.vault

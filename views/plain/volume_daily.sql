@@ -16,7 +16,7 @@ SELECT vault, day, sum(n_dep) AS deposits, sum(n_wd) AS withdrawals,
   toFloat64(toString(reinterpret(withdrawals_usd_e18, 'Decimal256(18)'))) AS withdrawals_usd,
   toFloat64(toString(reinterpret(volume_usd_e18, 'Decimal256(18)'))) AS volume_usd
 FROM (
-  SELECT toString(t.vault) AS vault, toDate(t.block_time) AS day, t.assets_decimals AS assets_decimals,
+  SELECT CAST(t.vault, 'String') AS vault, toDate(t.block_time) AS day, t.assets_decimals AS assets_decimals,
     countIf(t.kind = 'DEPOSIT') AS n_dep, countIf(t.kind != 'DEPOSIT') AS n_wd,
     intDiv(toInt256(reinterpretAsInt128(any(r.base_asset_usd_price))) * toInt256(sumIf(t.assets, t.kind = 'DEPOSIT')),
       toInt256(concat('1', repeat('0', t.assets_decimals)))) AS dep_e18,
