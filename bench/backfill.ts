@@ -157,7 +157,15 @@ try {
         logLevel: 'info',
         ingest: { progressLogIntervalMs: 200 },
         devnet: { enabled: false },
-        chains: [{ chainId: 31337, name: 'bench', rpcUrls: [node.rpcUrl], confirmations: 0 }],
+        chains: [
+          {
+            chainId: 31337,
+            name: 'bench',
+            rpcUrls: [node.rpcUrl],
+            confirmations: 0,
+            maxRequestsPerSecond: 0,
+          },
+        ],
         vaults: [
           {
             slug: 'bench',

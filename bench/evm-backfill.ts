@@ -73,6 +73,7 @@ try {
         rpcUrls: [node.rpcUrl],
         // None: the bench times reading every block it generated, up to the head.
         confirmations: 0,
+        maxRequestsPerSecond: 0,
         pollIntervalMs: 100,
         maxBlockRange: range,
         requestTimeoutMs: 120_000,

@@ -105,6 +105,8 @@ async function run(blocks: number): Promise<Run> {
             name: 'sparse',
             rpcUrls: [chain.url],
             confirmations: 0,
+            // The ingester's own cost, not a provider's rate limit (chains[].maxRequestsPerSecond).
+            maxRequestsPerSecond: 0,
             // A provider with no block-span limit, only a cap on logs per answer (as Alchemy's).
             maxBlockRange: 1_000_000_000,
           },

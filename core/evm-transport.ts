@@ -18,6 +18,8 @@
  */
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, type Transport } from 'viem';
 import { type ErrorCode, VaultstreamError } from './errors.ts';
+import { rpcCalls } from './metrics.ts';
+import { RequestLimiter } from './request-limiter.ts';
 import { retry } from './retry.ts';
 
 /** What went wrong with an RPC request; also the `code` of the ingester's `source_errors` events. */
@@ -186,7 +188,7 @@ const COUNT_WORDS = /results|logs in the response|response size|too many logs|ca
 /** The range hint in a range refusal (see `RangeHint`), or undefined when it names none. */
 export function rangeHint(err: unknown, from: number): RangeHint | undefined {
   const f = evmFaultOf(err) as (EvmFault & { data?: unknown; cause?: unknown }) | undefined;
-  if (!f || f.fault !== 'RANGE_TOO_LARGE') return undefined;
+  if (f?.fault !== 'RANGE_TOO_LARGE') return undefined;
   const text = `${f.details ?? ''} ${f.shortMessage ?? ''}`;
   const countLimited = COUNT_WORDS.test(text) && !/exceeds limit of|max(?:imum)? block range/i.test(text);
   const data = (f as { data?: { from?: unknown; to?: unknown } }).data;
@@ -224,6 +226,12 @@ export interface EvmTransportOptions {
   signal?: AbortSignal;
   /** Told about every failed attempt, retried or not. */
   onFault?: (fault: EvmFault, url: string, method: string) => void;
+  /** Requests started per second at most (0 or absent: no limit); a batch is one request. */
+  maxRequestsPerSecond?: number;
+  /** Requests in flight at most (absent: no limit). */
+  maxConcurrentRequests?: number;
+  /** The chain's name, labelling the calls counted in /metrics (`vaultstream_rpc_calls_total`). */
+  chain?: string;
   fetch?: typeof fetch;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -239,6 +247,8 @@ export interface EvmTransportValue {
   batch<T>(calls: RpcCall[]): Promise<T[]>;
   /** Milliseconds spent waiting on the network (answers and failures, not backoff). */
   readonly waitedMs: number;
+  /** JSON-RPC calls sent, by method (each attempt; each item of a batch), since the transport was built. */
+  readonly calls: ReadonlyMap<string, number>;
 }
 
 export type EvmTransport = Transport<'vaultstream-evm', EvmTransportValue>;
@@ -253,8 +263,32 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
   let preferred = 0;
   let nextId = 1;
   let waitedMs = 0;
+  const calls = new Map<string, number>();
+  const limiter =
+    opts.maxRequestsPerSecond || opts.maxConcurrentRequests
+      ? new RequestLimiter(
+          opts.maxRequestsPerSecond ?? 0,
+          opts.maxConcurrentRequests ?? Number.POSITIVE_INFINITY,
+        )
+      : undefined;
+  const count = (body: unknown) => {
+    for (const c of (Array.isArray(body) ? body : [body]) as { method: string }[]) {
+      calls.set(c.method, (calls.get(c.method) ?? 0) + 1);
+      if (opts.chain) rpcCalls.inc({ chain: opts.chain, method: c.method });
+    }
+  };
 
   async function post(url: string, method: string, body: unknown): Promise<unknown> {
+    await limiter?.acquire();
+    try {
+      count(body);
+      return await postNow(url, method, body);
+    } finally {
+      limiter?.release();
+    }
+  }
+
+  async function postNow(url: string, method: string, body: unknown): Promise<unknown> {
     const started = performance.now();
     const timeout = AbortSignal.timeout(opts.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
@@ -353,6 +387,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     get waitedMs() {
       return waitedMs;
     },
+    calls,
     batch<T>(calls: RpcCall[]): Promise<T[]> {
       if (!calls.length) return Promise.resolve([]);
       const first = nextId;
@@ -412,7 +447,13 @@ export interface EvmRpcSettings {
 
 /** The transport of a configured chain (`rpcUrls`, `requestTimeoutMs`) with the `ingest` retry settings. */
 export function chainTransport(
-  chain: { rpcUrls: string[]; requestTimeoutMs: number },
+  chain: {
+    name?: string;
+    rpcUrls: string[];
+    requestTimeoutMs: number;
+    maxRequestsPerSecond?: number;
+    maxConcurrentRequests?: number;
+  },
   rpc: EvmRpcSettings,
   extra: Partial<EvmTransportOptions> = {},
 ): EvmTransport {
@@ -423,6 +464,9 @@ export function chainTransport(
     backoffMs: rpc.backoffMs,
     maxBackoffMs: rpc.maxBackoffMs,
     jitter: rpc.jitter,
+    maxRequestsPerSecond: chain.maxRequestsPerSecond,
+    maxConcurrentRequests: chain.maxConcurrentRequests,
+    chain: chain.name,
     ...extra,
   });
 }

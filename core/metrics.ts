@@ -22,6 +22,12 @@ export const deadLetters = new Counter({
   labelNames: ['topic'] as const,
   registers: [registry],
 });
+export const rpcCalls = new Counter({
+  name: 'vaultstream_rpc_calls_total',
+  help: 'JSON-RPC calls sent to a chain, by method (each attempt, each item of a batch): what a backfill costs',
+  labelNames: ['chain', 'method'] as const,
+  registers: [registry],
+});
 export const consumerLag = new Gauge({
   name: 'vaultstream_consumer_lag_messages',
   help: 'Messages behind the partition end after the last batch (Kafka bus)',

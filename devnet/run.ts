@@ -206,6 +206,8 @@ function chainEntry(node: AnvilNode, a: DevnetAddresses): DevnetChainEntry {
     // blocks) is deeper than that; the ingester keeps 64 blocks to walk back to the common ancestor.
     confirmations: 0,
     reorgWindow: 64,
+    // A local node: no request rate limit (the default suits public endpoints).
+    maxRequestsPerSecond: 0,
     startBlock: 0,
     pollIntervalMs: 1_000,
     operatorRegistry: a.operatorRegistry,

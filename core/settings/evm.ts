@@ -29,6 +29,13 @@ export const chainExtrasShape = {
    * the chain (`phase: 'stopped'`). Independent of `confirmations`.
    */
   reorgWindow: z.number().int().min(1).max(100_000).default(64),
+  /**
+   * RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for
+   * every EVM client of the service; 0 = no limit. The default suits public endpoints.
+   */
+  maxRequestsPerSecond: z.number().min(0).max(100_000).default(25),
+  /** RPC requests in flight at most on this chain, per client. */
+  maxConcurrentRequests: z.number().int().min(1).max(1_000).default(4),
   /** Per-request RPC timeout. */
   requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
   /**

@@ -112,27 +112,33 @@ export class ChainReader {
     return this.headersAt(numbers);
   }
 
-  /** Headers of the blocks `numbers`, in that order, `headerBatchSize` to a batch; throws when the node lacks one. */
+  /**
+   * Headers of the blocks `numbers`, in that order, `headerBatchSize` to a batch, the batches
+   * sent at once (the chain's `maxConcurrentRequests` bounds them); throws when the node lacks one.
+   */
   async headersAt(numbers: number[]): Promise<BlockHeader[]> {
+    const parts: number[][] = [];
+    for (let start = 0; start < numbers.length; start += this.opts.headerBatchSize)
+      parts.push(numbers.slice(start, start + this.opts.headerBatchSize));
+    const answers = await Promise.all(
+      parts.map((part) =>
+        this.opts.rpc.batch<{ number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex } | null>(
+          part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+        ),
+      ),
+    );
     const out: BlockHeader[] = [];
-    for (let start = 0; start < numbers.length; start += this.opts.headerBatchSize) {
-      const part = numbers.slice(start, start + this.opts.headerBatchSize);
-      const blocks = await this.opts.rpc.batch<{
-        number: Hex;
-        hash: Hex;
-        parentHash: Hex;
-        timestamp: Hex;
-      } | null>(part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+    answers.forEach((blocks, p) =>
       blocks.forEach((b, k) => {
-        if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${part[k]} is not available yet`);
+        if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${parts[p][k]} is not available yet`);
         out.push({
           number: Number(b.number),
           hash: b.hash,
           parentHash: b.parentHash,
           timestamp: Number(b.timestamp),
         });
-      });
-    }
+      }),
+    );
     return out;
   }
 

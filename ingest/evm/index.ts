@@ -80,6 +80,9 @@ function followChain(
   const rpc = createEvmRpc({
     urls: chain.rpcUrls,
     timeoutMs: chain.requestTimeoutMs,
+    maxRequestsPerSecond: chain.maxRequestsPerSecond,
+    maxConcurrentRequests: chain.maxConcurrentRequests,
+    chain: chain.name,
     maxAttempts: config.ingest.maxAttempts,
     backoffMs: config.ingest.backoffMs,
     maxBackoffMs: config.ingest.maxBackoffMs,

@@ -31,6 +31,8 @@ export interface ChainProgress {
   reorgs: number;
   blocksRetracted: number;
   rpcWaitMs: number;
+  /** JSON-RPC calls sent to the chain since start, by method: what the backfill costs. */
+  rpcCalls: Record<string, number>;
   /** Decoded events with no event family to publish into, by `role.event`. */
   unpublished: Record<string, number>;
   /** The last failed round's error; cleared once a round succeeds. */
@@ -124,6 +126,7 @@ export class ProgressMeter {
       reorgs: this.reorgs,
       blocksRetracted: this.retracted,
       rpcWaitMs: Math.round(this.rpc.waitedMs),
+      rpcCalls: Object.fromEntries(this.rpc.calls),
       unpublished: Object.fromEntries(this.follower.unpublished),
       lastError: this.lastError,
       ...(this.stoppedReason ? { stoppedReason: this.stoppedReason } : {}),

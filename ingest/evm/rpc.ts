@@ -43,6 +43,8 @@ export interface EvmRpc {
   batch<T>(calls: RpcCall[]): Promise<T[]>;
   /** Milliseconds spent waiting on the network (answers and failures, not backoff), for the bench. */
   readonly waitedMs: number;
+  /** JSON-RPC calls sent, by method (each attempt, each item of a batch). */
+  readonly calls: ReadonlyMap<string, number>;
 }
 
 /** The ingester's RPC over `opts.urls`. */
@@ -53,6 +55,7 @@ export function createEvmRpc(opts: RpcOptions): EvmRpc {
     get waitedMs() {
       return transport.waitedMs;
     },
+    calls: transport.calls,
     call: <T>(method: string, params: unknown[]) => request({ method, params } as never) as Promise<T>,
     batch: <T>(calls: RpcCall[]) => transport.batch<T>(calls),
   };

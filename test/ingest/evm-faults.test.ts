@@ -115,7 +115,7 @@ describe('EVM ingest under RPC faults', () => {
     const strict = await proxy(chain.node.rpcUrl, (body) => {
       const b = body as { method: string; params: { fromBlock: string; toBlock: string }[] };
       if (b.method === 'eth_getLogs' && rangeOf(b.params[0]) > LIMIT)
-        return { rpcError: { code: -32602, message: `query exceeds max block range ${LIMIT}` } };
+        return { rpcError: { code: -32602, message: 'block range too large' } };
       return undefined;
     });
     servers.push(strict.server);
@@ -131,6 +131,28 @@ describe('EVM ingest under RPC faults', () => {
     expect(asked.slice(0, refused.length)).toEqual(refused);
     expect(Math.max(...asked.slice(refused.length))).toBeLessThanOrEqual(LIMIT);
     expect(errors.filter((e) => e.code === 'RANGE_TOO_LARGE')).toHaveLength(refused.length);
+  }, 60_000);
+
+  it('takes the block span a refusal names (reth: "query exceeds max block range N") at once', async () => {
+    const LIMIT = 3;
+    const rangeOf = (p: { fromBlock: string; toBlock: string }) =>
+      Number(p.toBlock) - Number(p.fromBlock) + 1;
+    const reth = await proxy(chain.node.rpcUrl, (body) => {
+      const b = body as { method: string; params: { fromBlock: string; toBlock: string }[] };
+      if (b.method === 'eth_getLogs' && rangeOf(b.params[0]) > LIMIT)
+        return { rpcError: { code: -32602, message: `query exceeds max block range ${LIMIT}` } };
+      return undefined;
+    });
+    servers.push(reth.server);
+    const { transfers, errors } = await ingestThrough('span', [reth.url], { maxBlockRange: 16 });
+    expect(transfers).toEqual(expected);
+    const asked = reth.seen
+      .filter((b) => (b as { method?: string }).method === 'eth_getLogs')
+      .map((b) => rangeOf((b as { params: { fromBlock: string; toBlock: string }[] }).params[0]));
+    // One refusal, then never more than the named span (no halving steps).
+    expect(asked[0]).toBeGreaterThan(LIMIT);
+    expect(Math.max(...asked.slice(1))).toBe(LIMIT);
+    expect(errors.filter((e) => e.code === 'RANGE_TOO_LARGE')).toHaveLength(1);
   }, 60_000);
 
   it('labels -32005 as a rate limit on eth_blockNumber and as a range refusal only on eth_getLogs', async () => {

@@ -99,6 +99,7 @@ describe('EVM ingest killed mid-backfill', () => {
             name: 'local',
             rpcUrls: [rpcUrl],
             confirmations: 2,
+            maxRequestsPerSecond: 0,
             pollIntervalMs: 50,
             maxBlockRange: 16,
           },

@@ -70,6 +70,8 @@ describe('EVM follower on a sparse chain', () => {
     });
     await untilCaughtUp(ingest, head, 30_000, 'the backfill');
     await ingest.stop();
+    // /status shows what the backfill cost: the calls by method, as they went over the wire.
+    expect(ingest.progress()[0].rpcCalls).toEqual(Object.fromEntries(counts));
 
     const transfers = await readFamily(bus, config.topicPrefix, 'transfers');
     expect(transfers).toHaveLength(12);

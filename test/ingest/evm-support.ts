@@ -82,7 +82,16 @@ export function testConfig(
 
 /** Raw config of chain 31337 as the tests poll it (no confirmations: every mined block is ingested; every 50 ms), with `over` applied. */
 export function localChain(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { chainId: 31337, name: 'local', rpcUrls: [], confirmations: 0, pollIntervalMs: 50, ...over };
+  // No request rate limit: a local node, not a public endpoint.
+  return {
+    chainId: 31337,
+    name: 'local',
+    rpcUrls: [],
+    confirmations: 0,
+    pollIntervalMs: 50,
+    maxRequestsPerSecond: 0,
+    ...over,
+  };
 }
 
 /** Raw config of a 6-decimal vault on chain 31337 with a USDC base asset, its NestVault and liquid USDC. */
