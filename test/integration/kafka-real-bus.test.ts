@@ -111,6 +111,30 @@ suite(suiteName, () => {
   );
 
   it(
+    "publishes 6 MB in one call in sends below the broker's message.max.bytes (1 MB), every message delivered once",
+    async () => {
+      const topic = 'vs.large';
+      const bus = fx.newBus();
+      const pad = 'x'.repeat(20_000);
+      const sent = keyed(topic, 300, 30).map((m) => ({ ...m, headers: { ...m.headers, pad } }));
+      await bus.publish(topic, sent);
+      const got = new Received();
+      const sub = await bus.subscribe({
+        groupId: 'g-large',
+        topics: [topic],
+        maxBatchSize: 100,
+        maxWaitMs: 50,
+        handler: async (batch) => got.record(batch),
+      });
+      await sub.drained();
+      await sub.stop();
+      expect(got.size).toBe(300);
+      expect(got.duplicates()).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     'drained() waits through a broker SIGKILL and restart mid-stream; every message is handled, the group ends at the high watermarks',
     async () => {
       const bus = fx.newBus();
