@@ -2,7 +2,8 @@
  * EVM ingestion: one follower per configured chain with RPC URLs, each in its own
  * loop, so one chain failing never stops the others. Every failed RPC attempt and
  * every failed round is published as `source_errors` (one per vault of the chain);
- * a failed round is retried after the chain's poll interval. A chain that cannot go on
+ * a failed round is retried with core/retry.ts' backoff (`ingest.backoffMs` doubling up to
+ * `ingest.maxBackoffMs`, jittered), not only at the next poll. A chain that cannot go on
  * without wrong data (a reorg deeper than its window, another genesis) stops with
  * `phase: 'stopped'` and the reason. Progress (blocks
  * done/total, blocks/s, ETA) is logged while backfilling and served by `progress()`.
@@ -13,6 +14,7 @@ import type { ChainConfig, Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { faultSummary } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
+import { backoffDelay } from '../../core/retry.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
 import { checkpointFile } from '../checkpoint.ts';
 import { pause } from '../pause.ts';
@@ -119,12 +121,20 @@ function followChain(
     },
   });
   const meter = new ProgressMeter(chain, follower, rpc, clock, config.ingest.live);
+  const backoff = {
+    baseMs: config.ingest.backoffMs,
+    maxMs: config.ingest.maxBackoffMs,
+    jitter: config.ingest.jitter,
+  };
   const loop = (async () => {
+    /** Rounds failed in a row. */
+    let failures = 0;
     while (!signal.aborted) {
       let busy = false;
       try {
         const r = await follower.round();
         meter.record(r);
+        failures = 0;
         busy = r.blocks > 0 || r.retracted > 0;
       } catch (e) {
         if (e instanceof ChainStopped) {
@@ -135,9 +145,12 @@ function followChain(
           break;
         }
         meter.failed(evmFaultOf(e) ? faultSummary(e) : e);
-        chainLog.warn({ err: errorMessage(e) }, 'evm round failed; retrying after the poll interval');
+        const delayMs = backoffDelay(failures++, backoff);
+        chainLog.warn({ err: errorMessage(e), retryInMs: delayMs }, 'evm round failed; retrying');
         // Each failed RPC attempt was reported as it happened; anything else is reported here.
         if (!evmFaultOf(e)) await report('round', 'ROUND_FAILED', e);
+        await pause(delayMs, signal);
+        continue;
       }
       if (!busy) await pause(chain.pollIntervalMs, signal);
     }

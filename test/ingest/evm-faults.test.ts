@@ -99,6 +99,29 @@ describe('EVM ingest under RPC faults', () => {
     }
   }, 60_000);
 
+  it('retries a failed round after a backoff (core/retry.ts), not at the next poll', async () => {
+    let failing = 4;
+    const down = await proxy(chain.node.rpcUrl, () => (failing-- > 0 ? { status: 503 } : undefined));
+    servers.push(down.server);
+    const config = testConfig({
+      rpcUrls: [down.url],
+      dataDir: join(root, 'round-backoff'),
+      // A minute between polls: a round retried only at the next poll would not catch up in time.
+      chain: { pollIntervalMs: 60_000 },
+      vault: { vaultAddress: chain.emitter },
+      ingest: { backoffMs: 20, maxBackoffMs: 100, maxAttempts: 1 },
+    });
+    const bus = await openBus(join(root, 'round-backoff', 'bus'));
+    const ingest = startEvmIngest({ config, bus, codec: new EventCodec(), log: silentLogger });
+    try {
+      await untilCaughtUp(ingest, chainHead, 10_000, 'the chain after 4 failed rounds');
+      expect(failing).toBeLessThan(0);
+    } finally {
+      await ingest.stop();
+      await bus.close();
+    }
+  }, 30_000);
+
   it('retries answers slower than the request timeout', async () => {
     let slow = 3;
     const lagging = await proxy(chain.node.rpcUrl, () => (slow-- > 0 ? { delayMs: 1_000 } : undefined));
