@@ -90,11 +90,12 @@ export async function startVaultstream(
   role: 'start' | 'api',
   dataDir: string,
   env: Record<string, string>,
+  nodeArgs: string[] = [],
   timeoutMs = 600_000,
 ): Promise<{ proc: ChildProcess; url: string }> {
   const proc = spawn(
     process.execPath,
-    ['--max-semi-space-size=16', join(ROOT, 'bin', 'vaultstream.mjs'), role],
+    ['--max-semi-space-size=16', ...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role],
     {
       cwd: ROOT,
       env: {

@@ -20,6 +20,10 @@
  *    `uncached-requests` times in sequence after one warm-up (median and max ms; issue 21's target
  *    for the devnet's size: 20 ms).
  *
+ * With `--cpu-profile true` the service runs under `node --cpu-prof`, and each load's window of
+ * its main thread is summarized (self time by place and by function, bench/live-profile.ts) in
+ * the report's `mix[].profile`: what limits the API under load.
+ *
  * Results (bench/report.ts rows) go to bench/results/live-latest.json; bench/live-bare.ts is the
  * bare server and the process helpers.
  */
@@ -27,6 +31,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
+import { type ProfileSummary, summarizeProfile } from './live-profile.ts';
 import { type LoadNumbers, loadMix } from './load.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
 
@@ -56,6 +61,7 @@ async function main(): Promise<void> {
       'uncached-requests': undefined,
       'devnet-chains': undefined,
       'devnet-vaults': undefined,
+      'cpu-profile': 'false',
     },
     {
       // Tiny: the same code paths on one chain and one vault, quickly.
@@ -85,7 +91,14 @@ async function main(): Promise<void> {
   try {
     // 1. The service with its devnet, data moving.
     const t0 = performance.now();
-    const svc = await startVaultstream('start', dataDir, devnetEnv);
+    const profDir = join(dir, 'cpu-profile');
+    const profile = values['cpu-profile'] === 'true';
+    const svc = await startVaultstream(
+      'start',
+      dataDir,
+      devnetEnv,
+      profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    );
     const readySeconds = (performance.now() - t0) / 1000;
     await sleep(settleMs);
     const vaults = (await (await fetch(`${svc.url}/v1/vaults`)).json()) as { data: { slug: string }[] };
@@ -101,6 +114,9 @@ async function main(): Promise<void> {
       /** During the API's load: rows landed, and answers computed for waiting requests and in the background. */
       during: { rows: number; foreground: number; background: number };
       load1m: number[];
+      /** Wall-clock ms of the API's load (to find it in the CPU profile). */
+      window: [number, number];
+      profile?: ProfileSummary;
     }[] = [];
     try {
       const bodies = await captureMix(
@@ -116,7 +132,9 @@ async function main(): Promise<void> {
           // is served past its version only within api.cache.maxStaleMs of when the API last saw it.
           if (size === 'full') for (const p of bodies.paths) await timedGet(svc.url, p);
           const c0 = await counters(svc.url);
+          const w0 = Date.now();
           const apiNumbers = await loadMix(svc.url, bodies.paths, seconds, connections);
+          const window: [number, number] = [w0, Date.now()];
           const c1 = await counters(svc.url);
           const during = {
             rows: c1.rows - c0.rows,
@@ -129,6 +147,7 @@ async function main(): Promise<void> {
             api: apiNumbers,
             during,
             load1m: [before, loadavg()[0]],
+            window,
           });
         }
       } finally {
@@ -136,6 +155,11 @@ async function main(): Promise<void> {
       }
     } finally {
       await stopProcess(svc.proc);
+    }
+    if (profile) {
+      const exited = Date.now();
+      for (const m of mix)
+        m.profile = summarizeProfile(profDir, m.window[1] - m.window[0], exited - m.window[1]);
     }
 
     // 3. Each endpoint on its own, uncached, over the same data (no longer moving).
@@ -243,6 +267,12 @@ async function main(): Promise<void> {
       })),
     );
     console.table(uncached);
+    for (const m of mix)
+      if (m.profile) {
+        console.log(`service main thread during the ${m.connections}-connection load (self time %):`);
+        console.table(m.profile.byPlace);
+        console.table(m.profile.topFunctions);
+      }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

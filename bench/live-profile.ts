@@ -1,0 +1,97 @@
+/**
+ * Where the service's main thread spent a time window, from the V8 CPU profile it writes at
+ * exit (`node --cpu-prof`, bench/live.ts `--cpu-profile true`): self time per function and per
+ * place (a package of node_modules, a project directory, Node's internals, or V8's own
+ * categories: `(garbage collector)`, `(program)`, `(idle)`). The window is located from the end:
+ * the profile ends as the process exits, `msBeforeExit` before which the window ended.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileSummary {
+  windowMs: number;
+  sampledMs: number;
+  /** Share of the window's samples (percent), highest first. */
+  byPlace: { place: string; percent: number }[];
+  topFunctions: { fn: string; percent: number }[];
+}
+
+/** The place of a script URL: `chdb` (a package), `api/http` (a project directory), `node:` or a V8 category. */
+function placeOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  if (url.startsWith('node:')) return 'node:';
+  const path = url.replace(/^file:\/\//, '');
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  if (pkg) return pkg[1];
+  const rel = relative(ROOT, path);
+  return rel.startsWith('..') ? path : rel.split('/').slice(0, -1).join('/') || rel;
+}
+
+/** A script URL as a project-relative path (or the package-relative one under node_modules). */
+function placeOfFile(url: string): string {
+  const path = url.replace(/^file:\/\//, '');
+  const pkg = /node_modules\/(.*)$/.exec(path);
+  if (pkg) return pkg[1];
+  const rel = relative(ROOT, path);
+  return rel.startsWith('..') ? path : rel;
+}
+
+/** The summary of the newest `.cpuprofile` in `dir` over [end - msBeforeExit - windowMs, end - msBeforeExit]. */
+export function summarizeProfile(dir: string, windowMs: number, msBeforeExit: number): ProfileSummary {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  if (!files.length) throw new Error(`no .cpuprofile in ${dir}`);
+  // The service's main thread writes the largest profile (worker threads write their own).
+  const [file] = files
+    .map((f) => ({ f, size: readFileSync(join(dir, f)).length }))
+    .sort((a, b) => b.size - a.size);
+  const p = JSON.parse(readFileSync(join(dir, file.f), 'utf8')) as CpuProfile;
+  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+  const to = p.endTime - msBeforeExit * 1000;
+  const from = to - windowMs * 1000;
+  const self = new Map<number, number>();
+  let t = p.startTime;
+  let total = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i];
+    const next = i + 1 < p.timeDeltas.length ? p.timeDeltas[i + 1] : 0;
+    if (t < from || t > to) continue;
+    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + next);
+    total += next;
+  }
+  const byPlace = new Map<string, number>();
+  const byFn = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = (nodes.get(id) as ProfileNode).callFrame;
+    const fn = functionName || '(anonymous)';
+    const place = placeOf(url, fn);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + us);
+    const file = url.startsWith('node:') ? url : url ? placeOfFile(url) : place;
+    const where = url ? `${file}:${lineNumber + 1}` : place;
+    byFn.set(`${fn} ${where}`, (byFn.get(`${fn} ${where}`) ?? 0) + us);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => [k, Number(((100 * us) / Math.max(1, total)).toFixed(1))] as const);
+  return {
+    windowMs,
+    sampledMs: Math.round(total / 1000),
+    byPlace: top(byPlace, 12).map(([place, percent]) => ({ place, percent })),
+    topFunctions: top(byFn, 15).map(([fn, percent]) => ({ fn, percent })),
+  };
+}
