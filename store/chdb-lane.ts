@@ -12,12 +12,23 @@
 import { randomUUID } from 'node:crypto';
 import { type ChdbQuery, clearLeftOutput } from './chdb-output.ts';
 
-/** The part of a chDB connection's `.chdb` a lane uses. */
+interface ChdbResult {
+  bytes(): Uint8Array;
+  rowsRead: number;
+  bytesRead: number;
+}
+
+/** The part of a chDB connection (its `.chdb`, or a `Session`) a lane uses. */
 export interface ChdbCalls extends ChdbQuery {
-  queryAsync(
-    sql: string,
-    opts?: { format?: string },
-  ): Promise<{ bytes(): Uint8Array; rowsRead: number; bytesRead: number }>;
+  queryAsync(sql: string, opts?: { format?: string }): Promise<ChdbResult>;
+  /** Binds `{name:Type}` parameters (a `Session` has it; values are escaped by chDB). */
+  queryBindAsync?(sql: string, params: object, opts?: { format?: string }): Promise<ChdbResult>;
+}
+
+/** A value of ClickHouse's escaped text form (`param_x=a\tb`) as the text it stands for. */
+export function unescapeParam(value: string): string {
+  const map: Record<string, string> = { t: '\t', n: '\n', r: '\r', b: '\b', f: '\f', '0': '\0' };
+  return value.replace(/\\(.)/gs, (_, c: string) => map[c] ?? c);
 }
 
 /**
@@ -93,9 +104,9 @@ export async function runCancellable(
   chdb: ChdbCalls,
   control: Lane,
   sql: string,
-  format: string,
-  signal?: AbortSignal,
+  opts: { format: string; signal?: AbortSignal; params?: Record<string, string> },
 ): Promise<{ bytes: Buffer; rowsRead: number; bytesRead: number }> {
+  const { format, signal, params } = opts;
   signal?.throwIfAborted();
   const marker = `vs-query-${randomUUID()}`;
   let settled = false;
@@ -121,7 +132,13 @@ export async function runCancellable(
   const onAbort = () => void kill();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const res = await chdb.queryAsync(signal ? `/* ${marker} */ ${sql}` : sql, { format });
+    const text = signal ? `/* ${marker} */ ${sql}` : sql;
+    let res: ChdbResult;
+    if (params && Object.keys(params).length) {
+      if (!chdb.queryBindAsync) throw new Error('query parameters are bound on the analysts connection only');
+      const values = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, unescapeParam(v)]));
+      res = await chdb.queryBindAsync(text, values, { format });
+    } else res = await chdb.queryAsync(text, { format });
     signal?.throwIfAborted();
     const bytes = res.bytes();
     return {

@@ -29,6 +29,12 @@ export interface RawQueryOptions {
    * qualifies its names).
    */
   database?: string;
+  /**
+   * Values of the statement's `{name:Type}` parameters, as ClickHouse's HTTP interface takes them
+   * (`param_name`, in the escaped text form); bound by the engine, never spliced into the text.
+   * Embedded store: analysts' queries only.
+   */
+  params?: Record<string, string>;
 }
 
 export interface Store {
@@ -184,20 +190,25 @@ export async function createStore(cfg: Config): Promise<Store> {
       }
     };
     // Analysts' queries run on a connection of their own, and cancellations on a third (idle) one.
-    const analysts = createChdbConnection({ path });
+    // A Session of its own (not a client connection): it binds query parameters (`{name:Type}`).
+    const { Session } = await import('chdb');
+    const analysts = new Session(path);
     const control = createChdbConnection({ path });
     // The output settings the service's connection gets from the client (big integers as strings).
     for (const [name, value] of Object.entries(BASE_SETTINGS))
-      await analysts.chdb.queryAsync(`SET ${name} = ${literal(value)}`);
+      await analysts.queryAsync(`SET ${name} = ${literal(value)}`);
+    // The parser's limit (256 KiB by default) above the interface's largest query (sql.http.maxQueryBytes,
+    // at most 16 MiB) as the checks quote it (up to twice as long, escaped), so that is the real limit.
+    await analysts.queryAsync('SET max_query_size = 40000000');
     lanes = {
       main: createLane(connection.chdb),
-      analysts: createLane(analysts.chdb),
+      analysts: createLane(analysts),
       control: createLane(control.chdb),
     };
     closeConnections = async () => {
       // In each lane's turn: a connection is never closed under a running query.
       const { analysts: a, control: c } = lanes as NonNullable<typeof lanes>;
-      await a.run(() => analysts.close()).catch(() => analysts.close());
+      await a.run(async () => analysts.close()).catch(() => analysts.close());
       await c.run(() => control.close()).catch(() => control.close());
     };
   }
@@ -210,13 +221,11 @@ export async function createStore(cfg: Config): Promise<Store> {
       const t0 = performance.now();
       try {
         if (opts.database) await lane.chdb.queryAsync(`USE ${identifier(opts.database)}`);
-        const res = await runCancellable(
-          lane.chdb,
-          l.control,
-          sql,
-          opts.format ?? 'TabSeparated',
-          opts.signal,
-        );
+        const res = await runCancellable(lane.chdb, l.control, sql, {
+          format: opts.format ?? 'TabSeparated',
+          signal: opts.signal,
+          params: opts.params,
+        });
         return { ...res, elapsedMs: performance.now() - t0 };
       } catch (err) {
         throw clickhouseError(err);

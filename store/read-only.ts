@@ -70,10 +70,13 @@ export interface CheckedQuery {
 /** Runs a query on the store and returns one string column's values, row by row. */
 export type Lines = (sql: string) => Promise<string[]>;
 
-/** `Lines` over the store (`background`: behind every waiting service query, as analysts' SQL runs). */
-export function storeLines(store: Store, background = false): Lines {
+/**
+ * `Lines` over the store (`background`: on the analysts' connection, as their SQL runs; `params`:
+ * the values of the query's `{name:Type}` parameters, which the engine's EXPLAIN needs too).
+ */
+export function storeLines(store: Store, background = false, params?: Record<string, string>): Lines {
   return async (sql) => {
-    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background })).bytes.toString('utf8');
+    const text = (await store.queryRaw(sql, { format: 'TSVRaw', background, params })).bytes.toString('utf8');
     return text === '' ? [] : text.replace(/\n$/, '').split('\n');
   };
 }

@@ -9,6 +9,7 @@ export const VERSION = '26.7.2.1';
 export const CODE_NAMES: Record<number, string> = {
   16: 'NO_SUCH_COLUMN_IN_TABLE',
   27: 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  36: 'BAD_ARGUMENTS',
   42: 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
   43: 'ILLEGAL_TYPE_OF_ARGUMENT',
   46: 'UNKNOWN_FUNCTION',
@@ -55,6 +56,8 @@ export class ClickHouseHttpError extends Error {
     message: string,
     /** The HTTP status, when the code alone does not say it (an unknown path is 404). */
     readonly status = httpStatus(code),
+    /** The engine's name for the code, when the error came from the engine. */
+    readonly name = CODE_NAMES[code] ?? 'UNKNOWN_EXCEPTION',
   ) {
     super(message);
   }
@@ -79,8 +82,12 @@ export function contentType(format: string): string {
   return 'text/plain; charset=UTF-8';
 }
 
-export function errorBody(code: number, message: string): string {
-  return `Code: ${code}. DB::Exception: ${message}. (${CODE_NAMES[code] ?? 'UNKNOWN_EXCEPTION'}) (version ${VERSION})\n`;
+export function errorBody(
+  code: number,
+  message: string,
+  name = CODE_NAMES[code] ?? 'UNKNOWN_EXCEPTION',
+): string {
+  return `Code: ${code}. DB::Exception: ${message}. (${name}) (version ${VERSION})\n`;
 }
 
 /** Rows in a line-per-row result (0 for other formats, which the summary cannot count cheaply). */

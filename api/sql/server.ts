@@ -30,6 +30,7 @@ import {
   storeLines,
 } from '../../store/read-only.ts';
 import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
+import { literal } from '../../store/tsv.ts';
 import { createAdmission } from './admission.ts';
 import { ClickHouseHttpError, contentType, errorBody, resultRows } from './protocol.ts';
 import { credentials, readBody } from './request.ts';
@@ -77,6 +78,16 @@ function engineMessage(err: unknown): string {
     .replace(/\.$/, '');
 }
 
+/** The engine's own name for its error code (`... (UNKNOWN_TABLE) (version ...)`), when it gives one. */
+function engineName(err: unknown): string | undefined {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, d = 0; e && d < 6; d++) {
+    const m = /\(([A-Z][A-Z0-9_]+)\)( \(version [^)]*\))?\.?\s*$/.exec(String(e.message ?? ''));
+    if (m) return m[1];
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
 function toHttpError(err: unknown): ClickHouseHttpError {
   if (err instanceof ClickHouseHttpError) return err;
   if (err instanceof VaultstreamError && err.code === 'STORE_UNAVAILABLE')
@@ -90,10 +101,31 @@ function toHttpError(err: unknown): ClickHouseHttpError {
     return new ClickHouseHttpError(
       code,
       err.code === 'READ_ONLY' ? err.message : engineMessage(err.cause ?? err),
+      undefined,
+      engineName(err),
     );
   }
   if ((err as Error)?.name === 'AbortError') return new ClickHouseHttpError(394, 'Query was cancelled');
-  return new ClickHouseHttpError(clickhouseCodeOf(err) ?? 1001, engineMessage(err));
+  return new ClickHouseHttpError(
+    clickhouseCodeOf(err) ?? 1001,
+    engineMessage(err),
+    undefined,
+    engineName(err),
+  );
+}
+
+/**
+ * The message as the client wrote its query: without the wrapper the checks ran it in
+ * (`formatQuerySingleLine('...')`, `EXPLAIN AST ...`) and the SETTINGS clause the server appended.
+ */
+function asClientWrote(e: ClickHouseHttpError, query: string, ran: string[]): ClickHouseHttpError {
+  let message = e.message;
+  for (const text of ran) if (text) message = message.replaceAll(text, '');
+  message = message
+    .replaceAll(`SELECT formatQuerySingleLine(${literal(query)})`, query)
+    .replace(/SELECT formatQuerySingleLine\('/g, '')
+    .replace(/EXPLAIN AST /g, '');
+  return new ClickHouseHttpError(e.code, message, e.status, e.name);
 }
 
 /** Starts the interface; resolves once it listens. */
@@ -101,7 +133,6 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   const { store, settings, log } = opts;
   const http = settings.http;
   checkExposure(http);
-  const lines = storeLines(store, true);
   const admission = createAdmission({
     running: http.maxConcurrentQueries,
     queued: http.maxQueuedQueries,
@@ -133,7 +164,20 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
         516,
         `${cred.user ?? http.users[0].name}: Authentication failed: password is incorrect, or there is no user with such name`,
       );
-    const database = params.get('database') || store.database;
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return typeof v === 'string' && v !== '' ? v : undefined;
+    };
+    const database = params.get('database') || header('x-clickhouse-database') || store.database;
+    const queryId = params.get('query_id') || crypto.randomUUID();
+    if (!/^[\x21-\x7e]{1,200}$/.test(queryId))
+      throw new ClickHouseHttpError(
+        36,
+        'query_id must be 1-200 printable ASCII characters (no spaces, CR or LF): it is sent back in a header',
+      );
+    const queryParams: Record<string, string> = {};
+    for (const [name, value] of params)
+      if (name.startsWith('param_')) queryParams[name.slice('param_'.length)] = value;
     if (database !== store.database && database !== 'system' && !OTHER_DATABASES.has(database.toLowerCase()))
       throw new ClickHouseHttpError(
         81,
@@ -147,23 +191,32 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     res.on('close', onClose);
     // Admitted before the body is read: a request waiting for its turn holds no body in memory.
     let release: (() => void) | undefined;
+    let query = '';
+    /** Texts this server added to what ran, left out of error messages. */
+    const ran: string[] = [];
     try {
       release = await admission.enter(abort.signal);
       const body = req.method === 'POST' ? await readBody(req, http.maxQueryBytes) : '';
-      const query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
+      query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
       if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
       if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
-      const checked = await checkReadOnly(lines, query, { current: database, served: store.database });
+      const checked = await checkReadOnly(storeLines(store, true, queryParams), query, {
+        current: database,
+        served: store.database,
+      });
       abort.signal.throwIfAborted();
-      const format = checkFormat(checked.format ?? params.get('default_format') ?? 'TabSeparated');
+      const format = checkFormat(
+        checked.format ?? (params.get('default_format') || header('x-clickhouse-format') || 'TabSeparated'),
+      );
       let sql = limitedSql(checked, limits);
       if (extra.length) sql += `, ${extra.join(', ')}`;
-      const queryId = params.get('query_id') ?? crypto.randomUUID();
+      ran.push(sql.slice(sql.indexOf(' SETTINGS readonly = 1')));
       const result = await store.queryRaw(sql, {
         format,
         signal: abort.signal,
         background: true,
         database,
+        params: queryParams,
       });
       const headers: Record<string, string> = {
         'Content-Type': contentType(format),
@@ -200,6 +253,8 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       }
       headers['Content-Length'] = String(out.length);
       res.writeHead(200, headers).end(out);
+    } catch (err) {
+      throw asClientWrote(toHttpError(err), query, ran);
     } finally {
       release?.();
       res.off('close', onClose);
@@ -222,7 +277,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
           // A body left unread (refused before or while it was read) is not drained: the connection ends.
           ...(req.complete ? {} : { Connection: 'close' }),
         })
-        .end(errorBody(e.code, e.message));
+        .end(errorBody(e.code, e.message, e.name));
     });
   });
   await new Promise<void>((resolve, reject) => {
