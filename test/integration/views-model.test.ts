@@ -1,0 +1,112 @@
+/**
+ * Issue 23 item 4, the analyst's model: what the data team had to dig out of JSON or rebuild
+ * from `transactions` is a column or a view. On the vault scenario with three Solana mint flows
+ * (one completed, one waiting on its attestation, one failed): mint_flows has each flow's vault,
+ * wallet, amount and current step; vault_registry the base asset's symbol beside its decimals;
+ * flows_chain_daily the deposits and withdrawals per chain and day, which add up to volume_daily.
+ */
+import { describe, expect, it } from 'vitest';
+import { useApiHarness } from '../support/api-fixture.ts';
+import { base58 } from '../support/events.ts';
+import { NOW, SLUG, vaultScenarioLines } from '../support/vault-scenario.ts';
+
+const line = (family: string, record: unknown) => JSON.stringify({ family, record });
+const step = (
+  signature: string,
+  name: string,
+  status: string,
+  at: number,
+  fields: Record<string, string> = {},
+) => line('mint_steps', { signature, step: name, status, observedAt: at * 1000, fields, error: '' });
+const STEPS = ['solana', 'cctpAttestation', 'predicate', 'relay', 'composer', 'oft', 'solanaMint'];
+const burn = (wallet: string, amount: string) => ({ vault: SLUG.alpha, wallet, amount, blockSlot: '7' });
+const DONE = base58(88, 11);
+const WAITING = base58(88, 12);
+const FAILED = base58(88, 13);
+const WALLET = [base58(44, 21), base58(44, 22), base58(44, 23)];
+const extra = [
+  ...STEPS.map((s, k) =>
+    step(DONE, s, 'completed', NOW - 3600 + k, s === 'solana' ? burn(WALLET[0], '1500000000') : {}),
+  ),
+  step(WAITING, 'solana', 'completed', NOW - 900, burn(WALLET[1], '250000000')),
+  step(WAITING, 'cctpAttestation', 'in_progress', NOW - 800),
+  step(FAILED, 'solana', 'completed', NOW - 600, burn(WALLET[2], '99000000')),
+  step(FAILED, 'cctpAttestation', 'completed', NOW - 550),
+  step(FAILED, 'predicate', 'failed', NOW - 500),
+];
+
+const api = useApiHarness(() => [...vaultScenarioLines(), ...extra], NOW * 1000);
+
+describe('the analyst model', () => {
+  it('mint_flows: vault, wallet, amount and the current step of every flow', async () => {
+    const rows = await api.store.query<Record<string, string>>(
+      `SELECT signature, vault, wallet, toString(amount) AS amount, current_step, overall_status
+       FROM ${api.store.database}.mint_flows ORDER BY signature`,
+    );
+    const bySig = Object.fromEntries(rows.map((r) => [r.signature, r]));
+    expect(bySig[DONE]).toEqual({
+      signature: DONE,
+      vault: SLUG.alpha,
+      wallet: WALLET[0],
+      amount: '1500000000',
+      current_step: '',
+      overall_status: 'completed',
+    });
+    expect(bySig[WAITING]).toMatchObject({
+      wallet: WALLET[1],
+      amount: '250000000',
+      current_step: 'cctpAttestation',
+    });
+    expect(bySig[FAILED]).toMatchObject({
+      wallet: WALLET[2],
+      amount: '99000000',
+      current_step: 'predicate',
+      overall_status: 'failed',
+    });
+  });
+
+  it('vault_registry: the base asset symbol beside its decimals', async () => {
+    const rows = await api.store.query<{
+      slug: string;
+      base_asset_symbol: string;
+      base_asset_decimals: number;
+    }>(
+      `SELECT slug, base_asset_symbol, base_asset_decimals FROM ${api.store.database}.vault_registry ORDER BY slug`,
+    );
+    const alpha = rows.find((r) => r.slug === SLUG.alpha);
+    expect(alpha).toMatchObject({ base_asset_symbol: 'USDC', base_asset_decimals: 6 });
+    expect(rows.every((r) => r.base_asset_symbol !== '')).toBe(true);
+  });
+
+  it('flows_chain_daily: deposits and withdrawals per chain and day, adding up to volume_daily', async () => {
+    const db = api.store.database;
+    const perChain = await api.store.query<Record<string, string>>(
+      `SELECT vault, chain_id, toString(day) AS day, deposits, withdrawals FROM ${db}.flows_chain_daily`,
+    );
+    // Counted here from the transactions themselves.
+    const counted = await api.store.query<Record<string, string>>(
+      `SELECT CAST(vault, 'String') AS vault, chain_id, toString(toDate(block_time)) AS day,
+         countIf(kind = 'DEPOSIT') AS deposits, countIf(kind IN ('WITHDRAW', 'INSTANT_REDEEM')) AS withdrawals
+       FROM ${db}.transactions WHERE kind IN ('DEPOSIT', 'WITHDRAW', 'INSTANT_REDEEM') GROUP BY ALL`,
+    );
+    const key = (r: Record<string, string>) => `${r.vault}|${r.chain_id}|${r.day}`;
+    const norm = (rows: Record<string, string>[]) =>
+      Object.fromEntries(rows.map((r) => [key(r), [Number(r.deposits), Number(r.withdrawals)]]));
+    expect(perChain.length).toBeGreaterThan(0);
+    expect(norm(perChain)).toEqual(norm(counted));
+    // Summed over chains: volume_daily's counts, and its USD up to one 1e-18 truncation per chain.
+    const diff = await api.store.query<Record<string, string>>(
+      `SELECT v.vault AS vault, v.day AS day, v.deposits - c.deposits AS dd, v.withdrawals - c.withdrawals AS dw,
+         toString(abs(v.deposits_usd_e18 - c.dep)) AS usd, c.chains AS chains
+       FROM ${db}.volume_daily AS v INNER JOIN (
+         SELECT vault, day, sum(deposits) AS deposits, sum(withdrawals) AS withdrawals,
+           sum(deposits_usd_e18) AS dep, count() AS chains
+         FROM ${db}.flows_chain_daily GROUP BY vault, day) AS c ON c.vault = v.vault AND c.day = v.day`,
+    );
+    expect(diff.length).toBeGreaterThan(0);
+    for (const d of diff) {
+      expect([Number(d.dd), Number(d.dw)], `${d.vault} ${d.day}`).toEqual([0, 0]);
+      expect(BigInt(d.usd) <= BigInt(d.chains), `${d.vault} ${d.day} USD`).toBe(true);
+    }
+  });
+});
