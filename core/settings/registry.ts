@@ -161,7 +161,11 @@ export const chainSchema = z.object({
   name: z.string().min(1),
   rpcUrls: z.array(z.string().url()).default([]),
   confirmations: z.number().int().nonnegative().default(12),
-  startBlock: z.number().int().nonnegative().default(0),
+  /**
+   * The first block read, or `auto`: the earliest deployment block of the chain's watched
+   * contracts, found by a binary search over eth_getCode and kept in the checkpoint.
+   */
+  startBlock: z.union([z.number().int().nonnegative(), z.literal('auto')]).default(0),
   pollIntervalMs: z.number().int().positive().default(4000),
   ...chainExtrasShape,
 });

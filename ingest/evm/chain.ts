@@ -173,6 +173,12 @@ export class ChainReader {
     }
   }
 
+  /** Whether `address` holds code at `block` (eth_getCode). */
+  async hasCode(address: Hex, block: number): Promise<boolean> {
+    const code = await this.opts.rpc.call<Hex>('eth_getCode', [address, hex(block)]);
+    return code !== '0x' && code !== '0x0';
+  }
+
   /** Return data of each read at `block` (undefined where the call reverted or found no code). */
   async read(calls: ReadCall[], block: number): Promise<(Hex | undefined)[]> {
     if (!calls.length) return [];

@@ -26,6 +26,7 @@ import { accrue } from './accrual.ts';
 import type { BlockHeader, ChainReader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
+import { autoStartBlock } from './deployment.ts';
 import { depositFees } from './deposit-fees.ts';
 import { mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
@@ -81,18 +82,43 @@ export class ChainFollower {
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
     this.ranges = new RangeReader(deps.reader, chain.reorgWindow);
-    this.state = deps.checkpoint.load() ?? {
+    const configured = typeof chain.startBlock === 'number' ? chain.startBlock : undefined;
+    const saved = deps.checkpoint.load();
+    this.state = saved ?? {
       chainId: chain.chainId,
-      next: chain.startBlock,
+      next: configured ?? 0,
       tip: [],
       owed: {},
       lastSnapshotAt: 0,
     };
+    // A checkpoint from before startBlock was kept started at the configured block.
+    this.state.startBlock ??= saved ? (configured ?? 0) : configured;
+    this.resumedAt = this.state.next;
   }
 
   /** The next block to ingest. */
   get next(): number {
     return this.state.next;
+  }
+
+  /** The block this process started ingesting at (the first block `startBlock: auto` found, on a first start). */
+  resumedAt: number;
+
+  /** `startBlock: auto` on a first start: the earliest deployment block of the watched contracts. */
+  private async findStart(): Promise<void> {
+    const { contracts, reader, log } = this.deps;
+    const { start, deployments } = await autoStartBlock(reader, contracts.addresses, this.chainHead);
+    this.state.startBlock = start;
+    this.state.next = start;
+    this.resumedAt = start;
+    this.deps.checkpoint.save(this.state);
+    log.info(
+      {
+        startBlock: start,
+        deployments: Object.fromEntries(deployments.map((d) => [d.address, d.block])),
+      },
+      'startBlock auto: reading from the earliest deployment block of the watched contracts',
+    );
   }
 
   /** Block 0's hash must be the checkpoint's: the same RPC URL may now serve another chain (a new devnet). */
@@ -131,6 +157,7 @@ export class ChainFollower {
     if (!this.genesisChecked) await this.checkGenesis();
     this.chainHead = await reader.head();
     this.head = Math.max(-1, this.chainHead - this.deps.contracts.chain.confirmations);
+    if (this.state.startBlock === undefined) await this.findStart();
     const last = this.state.tip.at(-1);
     if (this.state.next > this.head) {
       if (
@@ -264,6 +291,7 @@ export class ChainFollower {
       this.deps.contracts.chain,
       this.state.tip,
       this.chainHead,
+      this.state.startBlock ?? 0,
     );
     // The chain moved between two reads but every kept block is still canonical: read on.
     if (keep === this.state.tip.length) return 0;

@@ -42,7 +42,6 @@ export interface ChainProgress {
 }
 
 export class ProgressMeter {
-  private readonly firstNext: number;
   private readonly startedAt: number;
   private blocksDone = 0;
   private events = 0;
@@ -63,7 +62,6 @@ export class ProgressMeter {
     private readonly clock: () => number,
     private readonly live: Config['ingest']['live'] = { maxLagBlocks: 200, maxLagSeconds: 60 },
   ) {
-    this.firstNext = follower.next;
     this.startedAt = clock();
     this.lastRoundAt = this.startedAt;
   }
@@ -119,7 +117,7 @@ export class ProgressMeter {
       head,
       next,
       blocksDone: this.blocksDone,
-      blocksTotal: Math.max(this.blocksDone, head - this.firstNext + 1),
+      blocksTotal: Math.max(this.blocksDone, head - this.follower.resumedAt + 1),
       blocksPerSecond: this.rate,
       eventsPublished: this.events,
       etaSeconds: remaining === 0 ? 0 : this.rate > 0 ? Math.ceil(remaining / this.rate) : null,

@@ -32,6 +32,8 @@ export interface ChainCheckpoint {
    * consecutive.
    */
   tip: TipBlock[];
+  /** The first block read: the configured startBlock, or the one `startBlock: auto` found (deployment.ts). */
+  startBlock?: number;
   /** Hash of block 0 of the chain this checkpoint was written for (absent in checkpoints before it was kept). */
   genesis?: Hex;
   owed: Record<string, OwedMark>;
@@ -87,6 +89,7 @@ export async function keptBlocks(
   chain: ChainContracts['chain'],
   tip: TipBlock[],
   head: number,
+  startBlock: number,
 ): Promise<number> {
   const oldest = tip[0];
   const canonical = new Map<number, Hex>();
@@ -95,7 +98,7 @@ export async function keptBlocks(
   let keep = tip.length;
   while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
   // With the whole history in the window (it starts at the start block), there is no older record to miss.
-  if (keep === 0 && oldest.number > chain.startBlock)
+  if (keep === 0 && oldest.number > startBlock)
     throw new ChainStopped(
       `chain ${chain.name} (${chain.chainId}) reorganized deeper than the ${tip.length} blocks kept ` +
         `(${oldest.number}..${(tip.at(-1) as TipBlock).number}): the records of older orphaned blocks cannot be ` +

@@ -58,7 +58,7 @@ function buildSources(config: Config, given: Partial<MintFlowSources> = {}): Min
         relayer: config.mintFlow.relayerAddress,
         composers: [...composerIndex(config).keys()],
         ofts: config.vaults.map((v) => v.coreShareOftAddress).filter(Boolean),
-        startBlock: chain?.startBlock ?? 0,
+        startBlock: typeof chain?.startBlock === 'number' ? chain.startBlock : 0,
         confirmations: chain?.confirmations ?? 0,
         maxBlockRange: chain?.maxBlockRange ?? 2000,
       });
