@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Config } from '../core/config.ts';
 import { describeError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
@@ -199,11 +199,13 @@ program
   .command('sql')
   .description('run a query against the configured store and print the result')
   .argument('<query>', 'SQL; read-only unless --write')
-  .addOption(
-    new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+  .option(
+    '-f, --format <format>',
+    'table, json, csv, or a ClickHouse output format (TabSeparated, JSONEachRow, CSVWithNames, ...); default: table on a terminal, TabSeparated when piped',
   )
   .option('--write', 'allow statements that change data or schema')
-  .action(async (query: string, opts: { format: Format; write?: boolean }) => {
+  .action(async (query: string, given: { format?: Format; write?: boolean }) => {
+    const opts = { ...given, format: given.format ?? (process.stdout.isTTY ? 'table' : 'TabSeparated') };
     const cfg = await config();
     // Embedded and the data directory held by a running service: through its SQL interface.
     const owner = cfg.store.url ? undefined : ownerOf(resolve(cfg.dataDir));

@@ -12,6 +12,7 @@ import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
 import {
+  checkFormat,
   checkReadOnly,
   DEFAULT_QUERY_LIMITS,
   limitedSql,
@@ -19,7 +20,7 @@ import {
   sqlError,
   storeLines,
 } from '../store/read-only.ts';
-import { type Format, formatRows } from './output.ts';
+import { type Format, formatRows, isRowFormat } from './output.ts';
 
 export interface SqlOptions {
   format: Format;
@@ -53,9 +54,17 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
     throw err;
   }
   const limits = opts.limits ?? DEFAULT_QUERY_LIMITS;
-  const run = { background: true, database: store.database };
+  // The service's database is current, once there is one (an empty data directory has none yet).
+  const [{ n }] = await store.query<{ n: string }>(
+    'SELECT toString(count()) AS n FROM system.databases WHERE name = {db:String}',
+    { db: store.database },
+  );
+  const run = { background: true, database: n === '1' ? store.database : undefined };
   try {
     if (checked.format) return (await store.queryRaw(limitedSql(checked, limits), run)).bytes;
+    // A ClickHouse format name: the engine's bytes, as clickhouse-client prints them.
+    if (!isRowFormat(opts.format))
+      return (await store.queryRaw(limitedSql(checked, limits, checkFormat(opts.format)), run)).bytes;
     const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'), run)).bytes.toString(
       'utf8',
     );
@@ -143,7 +152,8 @@ export async function runSqlRemote(
       `--write needs the data directory, which process ${owner} holds; its SQL interface is read-only: stop it first to write`,
     );
   const user = cfg.sql.http.users[0];
-  const res = await fetch(`${url}/?default_format=JSONEachRow`, {
+  const engineFormat = isRowFormat(opts.format) ? 'JSONEachRow' : opts.format;
+  const res = await fetch(`${url}/?default_format=${encodeURIComponent(engineFormat)}`, {
     method: 'POST',
     body: query,
     headers: { 'X-ClickHouse-User': user.name, 'X-ClickHouse-Key': user.password },
@@ -171,7 +181,7 @@ export async function runSqlRemote(
       details: { clickhouseCode: code },
     });
   }
-  if (res.headers.get('x-clickhouse-format') !== 'JSONEachRow') return body;
+  if (!isRowFormat(opts.format) || res.headers.get('x-clickhouse-format') !== 'JSONEachRow') return body;
   const rows = body
     .toString('utf8')
     .split('\n')

@@ -272,6 +272,14 @@ describe('vaultstream sql, as an operator runs it', () => {
     );
     const ok = await runCli(['sql', 'SELECT 1 AS one', '--format', 'csv'], env);
     expect(ok.stdout).toBe('one\n1\n');
+    // Piped: TabSeparated, as clickhouse-client prints; --format takes ClickHouse's format names.
+    expect((await runCli(['sql', 'SELECT 1 AS a, 2 AS b'], env)).stdout).toBe('1\t2\n');
+    expect((await runCli(['sql', 'SELECT 1 AS a', '--format', 'JSONEachRow'], env)).stdout).toBe('{"a":1}\n');
+    const schema = await runCli(['sql', 'SELECT 1 AS a', '--format', 'Protobuf'], env);
+    expect([schema.code, schema.stderr]).toEqual([
+      2,
+      expect.stringContaining('output format Protobuf is not allowed'),
+    ]);
     const bad = await runCli(['sql', "SELECT * FROM file('/etc/passwd', 'LineAsString')"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READ_ONLY: file() reaches outside the database');
