@@ -1,104 +1,73 @@
 /**
- * Views micro-benchmark: `npx tsx bench/views.ts [--size tiny|full] [--out FILE.json]
- * [--events FILE.ndjson | --data-dir DIR] [--now UNIX_SECONDS] [--runs 15] [--views a,b,...]`.
+ * Metrics benchmark (issue 21): `npx tsx bench/views.ts [--size tiny|full] [--out FILE.json] [--runs 15]`.
  *
- * Times, on one embedded store (chDB, one query at a time), the API's uncached load of the
- * vault data (`loadContexts` over every registered vault) and a `SELECT *` of each metric view
- * (all rows fetched as JSON, as the API reads them): min / median / max of `runs` runs after
- * one warm-up run each.
+ * For each dataset of bench/synthetic-history.ts (full: the devnet's size, 3 vaults x 3 chains x
+ * 45 days, then 10 vaults x 8 chains x 45 days and x 2 years; tiny: 1 x 2 x 10 days), in a
+ * fresh embedded store: writes the history, settles the metrics tables (views/settle.ts; timed:
+ * the whole history, then one more settle after a new rate of today, as the streams role does on
+ * a live chain), then times each endpoint's uncached load over HTTP against the API of
+ * api/server.ts in this process (the data version bumped before every request, so no answer is
+ * cached): min / median / max of `runs` requests after one warm-up.
  *
- * Data: `--events` replays an NDJSON event file (registry first) through the real CLI
- * (`replay`, then `streams --until-drained`) into a temp data dir, as the parity tests do with
- * the vault scenario (write that scenario's lines to a file to benchmark on it; bench/ does not
- * import test/); `--data-dir` uses an existing data dir as it is; with neither, a small
- * dataset is generated with `bench/api.ts generate` (3 vaults, a year of history, 1000
- * holders; tiny: 1 vault, 100 holders, 1 run). `--now` is the API clock (default: the current
- * time). The migrations are applied first, so the run measures the views of the working tree.
- *
- * Results are printed and reported (rows: the vault data load and the sum over the views of
- * their median; every view's timing in `results`). A diagnostic: no target.
+ * Rows: each endpoint's median at each size (target 20 ms at the devnet's size, 50 ms at 10 x 8
+ * x 2 years), the growth from 45 days to 2 years at 10 x 8 (target 1.2x), and the settle times
+ * (no target). The history endpoints are timed over their last 30 days; over the whole history
+ * too, without target: that answer itself grows with the history.
  */
-import { spawn } from 'node:child_process';
+
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadRegistry } from '../api/read/registry.ts';
-import { loadContexts } from '../api/read/vault-context.ts';
+import { join } from 'node:path';
+import { createApp, listen } from '../api/server.ts';
 import { parseConfig } from '../core/config.ts';
 import { createStore } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
-import { benchArgs, round, row, writeReport } from './report.ts';
+import { settleMetrics } from '../views/settle.ts';
+import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
+import { type HistorySize, writeHistory } from './synthetic-history.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-const VIEWS = [
-  'vault_settlement',
-  'vault_price_current',
-  'price_close_daily',
-  'vault_price_daily',
-  'nav_apy_daily',
-  'tvl_chain_daily',
-  'vault_tvl_daily',
-  'liquid_funds_asset_daily',
-  'liquid_funds_daily',
-  'composition_daily',
-  'composition_apy_daily',
-  'vault_liquidity_daily',
-];
-
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: 'inherit',
-    });
-    p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
-}
-
-async function prepare(
-  events: string | undefined,
-  dataDir: string | undefined,
-  generated: { vaults: string; holders: string },
-): Promise<{ dir: string; temp?: string }> {
-  if (dataDir) return { dir: dataDir };
-  const temp = mkdtempSync(join(tmpdir(), 'vs-bench-views-'));
-  const dir = join(temp, 'data');
-  const env = { VAULTSTREAM_DATA_DIR: dir };
-  const cli = join(ROOT, 'bin', 'vaultstream.mjs');
-  if (events) {
-    await run(process.execPath, [cli, 'replay', events], env);
-    await run(process.execPath, [cli, 'streams', '--until-drained'], env);
-  } else {
-    await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'bench', 'api.ts'),
-        'generate',
-        dir,
-        generated.vaults,
-        generated.holders,
-      ],
-      env,
-    );
-  }
-  return { dir, temp };
-}
+const DAY = 86_400;
 
 interface Timing {
   min: number;
   median: number;
   max: number;
-  rows: number;
 }
 
-async function time(runs: number, f: () => Promise<number>): Promise<Timing> {
-  const rows = await f(); // warm-up
+interface Dataset {
+  label: string;
+  size: HistorySize;
+  /** Target of each endpoint's median, ms (none: diagnostic). */
+  targetMs?: number;
+}
+
+/** The endpoints timed, for the dataset's first slug; `history` ones also over the whole history. */
+function endpoints(slug: string, now: number): { name: string; path: string; limited?: boolean }[] {
+  const from = now - 29 * DAY;
+  const day = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
+  return [
+    { name: 'vaults', path: '/v1/vaults?status=all' },
+    { name: 'vault', path: `/v1/vaults/${slug}` },
+    { name: 'details', path: '/v1/vaults/details?status=all' },
+    { name: 'details-lite', path: `/v1/vaults/${slug}/details-lite` },
+    { name: 'performance-history 30d', path: `/v1/vaults/${slug}/performance-history?startDate=${from}` },
+    { name: 'apy-history 30d', path: `/v1/vaults/apy-history?status=all&startDate=${from}` },
+    { name: 'fees 30d', path: `/v1/vaults/fees?startDate=${day(from)}&endDate=${day(now)}` },
+    { name: 'holders', path: '/v1/vaults/holders?status=all' },
+    { name: 'recent-transactions', path: '/v1/vaults/recent-transactions?status=all' },
+    {
+      name: 'holders-history 30d',
+      path: `/v1/vaults/${slug}/holders-history?startDate=${from}`,
+    },
+    { name: 'performance-history all', path: `/v1/vaults/${slug}/performance-history`, limited: false },
+    { name: 'apy-history all', path: '/v1/vaults/apy-history?status=all', limited: false },
+  ];
+}
+
+async function timeIt(runs: number, f: () => Promise<void>): Promise<Timing> {
+  await f();
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -106,59 +75,119 @@ async function time(runs: number, f: () => Promise<number>): Promise<Timing> {
     ms.push(performance.now() - t0);
   }
   ms.sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 10) / 10;
-  return { min: r(ms[0]), median: r(ms[Math.floor(ms.length / 2)]), max: r(ms[ms.length - 1]), rows };
+  return {
+    min: round(ms[0], 1),
+    median: round(ms[Math.floor(ms.length / 2)], 1),
+    max: round(ms.at(-1) ?? 0, 1),
+  };
+}
+
+/** Writes, settles and serves one dataset; returns its timings. */
+async function measure(ds: Dataset, runs: number) {
+  const temp = mkdtempSync(join(tmpdir(), 'vs-bench-metrics-'));
+  const config = parseConfig({ dataDir: join(temp, 'data'), logLevel: 'warn' });
+  const store = await createStore(config);
+  let server: Server | undefined;
+  try {
+    await migrate(store, { database: config.store.database, cluster: '' });
+    const g0 = performance.now();
+    const slugs = await writeHistory(store, ds.size);
+    const generateMs = performance.now() - g0;
+    const s0 = performance.now();
+    await settleMetrics(store);
+    const settleAllMs = performance.now() - s0;
+    // A live tick: one new rate of today on the primary chain of the first vault.
+    const now = Math.floor(Date.now() / 1000);
+    await store.command(
+      `INSERT INTO ${store.database}.rates_raw (event_id, chain_id, block_number, block_hash, block_time, tx_hash,
+         log_index, removed, ver, vault, accountant, rate, rate_decimals, source, is_paused)
+       VALUES ('98866:0xlive:0', 98866, 1, '0xlive', toDateTime(${now - 5}), '0xlive', 0, 0, 1, '${slugs[0]}',
+         '0xacc', 1500000, 6, 'EVENT', 0)`,
+    );
+    const l0 = performance.now();
+    await settleMetrics(store);
+    const settleTickMs = performance.now() - l0;
+    let version = 1;
+    const app = createApp({ store, config, dataVersion: () => version, ready: () => true });
+    server = await listen(app, '127.0.0.1', 0);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const results: Record<string, Timing> = {};
+    for (const e of endpoints(slugs[0], now)) {
+      results[e.name] = await timeIt(runs, async () => {
+        version++;
+        const res = await fetch(`${base}${e.path}`);
+        const body = await res.text();
+        if (res.status !== 200) throw new Error(`${e.path}: ${res.status} ${body.slice(0, 300)}`);
+      });
+    }
+    return { results, generateMs, settleAllMs, settleTickMs, limited: endpoints('', 0) };
+  } finally {
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    await store.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
 }
 
 const { values, size, out } = benchArgs(
   'views',
-  { events: undefined, 'data-dir': undefined, now: undefined, views: undefined, runs: undefined },
-  { tiny: { runs: '1', vaults: '1', holders: '100' }, full: { runs: '15', vaults: '3', holders: '1000' } },
+  { runs: undefined },
+  { tiny: { runs: '1' }, full: { runs: '15' } },
 );
 const runs = Number(values.runs);
-const nowMs = values.now ? Number(values.now) * 1000 : Date.now();
-const views = values.views ? values.views.split(',') : VIEWS;
-
-const { dir, temp } = await prepare(values.events, values['data-dir'], {
-  vaults: values.vaults,
-  holders: values.holders,
-});
-const config = parseConfig({ dataDir: dir });
-const store = await createStore(config);
-const db = config.store.database;
-try {
-  await migrate(store, { database: db, cluster: '' });
-  const vaults = await loadRegistry(store);
-  const results: Record<string, Timing> = {};
-  results.loadContexts = await time(
-    runs,
-    async () => (await loadContexts(store, vaults, nowMs)).contexts.length,
-  );
-  for (const v of views)
-    results[v] = await time(runs, async () => (await store.query(`SELECT * FROM ${db}.${v}`)).length);
-  const width = Math.max(...Object.keys(results).map((k) => k.length));
+const datasets: Dataset[] =
+  size === 'tiny'
+    ? [{ label: '1 vault x 2 chains x 10 days', size: { vaults: 1, chains: 2, days: 10, perDay: 2 } }]
+    : [
+        {
+          label: 'devnet size (3 vaults x 3 chains x 45 days)',
+          size: { vaults: 3, chains: 3, days: 45, perDay: 10 },
+          targetMs: 20,
+        },
+        { label: '10 vaults x 8 chains x 45 days', size: { vaults: 10, chains: 8, days: 45, perDay: 10 } },
+        {
+          label: '10 vaults x 8 chains x 2 years',
+          size: { vaults: 10, chains: 8, days: 730, perDay: 10 },
+          targetMs: 50,
+        },
+      ];
+const rows: BenchRow[] = [];
+const all: Record<string, unknown> = {};
+const medians: Record<string, Record<string, number>> = {};
+for (const ds of datasets) {
+  const m = await measure(ds, runs);
+  all[ds.label] = m;
+  medians[ds.label] = Object.fromEntries(Object.entries(m.results).map(([k, t]) => [k, t.median]));
   console.log(
-    `${'what'.padEnd(width)}  min ms  median ms  max ms  rows   (${runs} runs, load ${loadavg()[0].toFixed(2)})`,
+    `${ds.label}: generated in ${round(m.generateMs, 0)} ms, settled in ${round(m.settleAllMs, 0)} ms, live tick ${round(m.settleTickMs, 0)} ms`,
   );
-  for (const [k, t] of Object.entries(results))
+  for (const e of m.limited) {
+    const t = m.results[e.name];
     console.log(
-      `${k.padEnd(width)}  ${String(t.min).padStart(6)}  ${String(t.median).padStart(9)}  ${String(t.max).padStart(6)}  ${t.rows}`,
+      `  ${e.name.padEnd(26)} ${String(t.min).padStart(7)} ${String(t.median).padStart(7)} ${String(t.max).padStart(7)} ms`,
     );
-  const viewsMs = views.reduce((sum, v) => sum + results[v].median, 0);
-  const what = `views, ${vaults.length} vault(s)`;
-  writeReport(out, {
-    name: 'views',
-    size,
-    rows: [
-      row(`${what}: the API's uncached vault data load, median`, results.loadContexts.median, 'ms'),
-      row(`${what}: SELECT * of ${views.length} metric views, sum of medians`, round(viewsMs, 1), 'ms'),
-    ],
-    runs,
-    nowMs,
-    loadavg: loadavg(),
-    results,
-  });
-} finally {
-  await store.close();
-  if (temp) rmSync(temp, { recursive: true, force: true });
+    const target =
+      ds.targetMs !== undefined && e.limited !== false
+        ? { text: `<= ${ds.targetMs} ms`, bound: ds.targetMs, better: 'lower' as const }
+        : undefined;
+    rows.push(row(`metrics, ${ds.label}: ${e.name} uncached, median`, t.median, 'ms', target));
+  }
+  rows.push(
+    row(`metrics, ${ds.label}: settle of the whole history`, round(m.settleAllMs, 0), 'ms'),
+    row(`metrics, ${ds.label}: settle after a new rate of today`, round(m.settleTickMs, 0), 'ms'),
+  );
 }
+if (size === 'full') {
+  const short = medians['10 vaults x 8 chains x 45 days'];
+  const long = medians['10 vaults x 8 chains x 2 years'];
+  for (const name of Object.keys(long)) {
+    if (name.endsWith(' all')) continue;
+    rows.push(
+      row(`metrics, 10 x 8: ${name} uncached, 2 years / 45 days`, round(long[name] / short[name], 2), 'x', {
+        text: '<= 1.2x',
+        bound: 1.2,
+        better: 'lower',
+      }),
+    );
+  }
+}
+writeReport(out, { name: 'views', size, rows, runs, loadavg: loadavg(), datasets: all });

@@ -98,6 +98,8 @@ program
     const running = await runRoles(cfg, ['streams'], log);
     if (!opts.untilDrained) return runUntilSignal(running, log);
     await running.processor!.drained();
+    // The metrics tables settle everything stored before the exit.
+    await running.settler!.settleNow();
     await running.stop();
   });
 

@@ -16,6 +16,7 @@ import type { Devnet } from '../devnet/run.ts';
 import type { startMintFlowTracker } from '../ingest/mintflow/index.ts';
 import type { Store } from '../store/client.ts';
 import type { StreamProcessor } from '../streams/processor.ts';
+import type { Settler } from '../views/settle.ts';
 import type { ProgressDisplay } from './progress.ts';
 import { createBus, createCodec, createStore } from './wiring.ts';
 
@@ -26,6 +27,8 @@ export type Role = 'ingest' | 'streams' | 'api';
 
 export interface Running {
   processor?: StreamProcessor;
+  /** The metrics settle loop of the streams role (views/settle.ts). */
+  settler?: Settler;
   server?: Server;
   stop(): Promise<void>;
 }
@@ -133,6 +136,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     const { StreamProcessor } = await import('../streams/processor.ts');
     running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
     await running.processor.start();
+    const { Settler } = await import('../views/settle.ts');
+    running.settler = new Settler(store, { intervalMs: cfg.streams.settleIntervalMs, log });
+    running.settler.start();
   }
   let stopApi = async () => {};
   if (store && roles.includes('api')) {
@@ -141,12 +147,17 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       import('../api/readiness.ts'),
     ]);
     const processor = running.processor;
+    const settler = running.settler;
     const app = createApp({
       store,
       config: cfg,
       // In one process the consumers bump the version as batches land; a lone API role reads the
       // stored data version (api/data-version.ts), at most once a second.
-      dataVersion: processor ? () => processor.dataVersion : await storedVersion(store, log),
+      // stored data version (api/data-version.ts), at most once a second. A settle of the metrics
+      // tables is a new version too.
+      dataVersion: processor
+        ? () => `${processor.dataVersion}.${settler?.version ?? 0}`
+        : await storedVersion(store, log),
       log,
       readiness: new Readiness({
         store,
@@ -179,6 +190,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     await stopApi();
     for (const stopIngester of stoppers) await stopIngester();
     await running.processor?.stop();
+    await running.settler?.stop();
     await bus.close();
     await store?.close();
     await devnet?.stop();

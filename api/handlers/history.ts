@@ -11,20 +11,28 @@ import { performanceCsv } from '../read/history-csv.ts';
 import { performanceHistoryOf } from '../read/history-performance.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import { loadContexts } from '../read/vault-context.ts';
+import { dayStart } from '../read/vault-numbers.ts';
 import type { HandlerMap } from './types.ts';
 
+/** The days a history's range can list (api/read/history-days.ts): from the start date's day to the end date. */
+const rangeOf = (q: { startDate?: number; endDate?: number }) => ({
+  from: q.startDate === undefined ? undefined : dayStart(q.startDate),
+  to: q.endDate,
+});
+
 export const historyHandlers: HandlerMap = {
-  // SQL: the vault context: views/plain/nav_apy_daily.sql, vault_price_daily.sql,
-  // vault_liquidity_daily.sql, composition_apy_daily.sql, composition_daily.sql,
-  // vault_settlement.sql, vault_price_current.sql, chain_watermarks.sql and snapshots_raw
-  // (api/read/vault-data.ts, prices.ts); docs/queries/api-performance-history.sql,
-  // api-performance-assets.sql.
+  // SQL: the vault context over the range (as GET /vaults in vaults.ts), and with
+  // includeCompositeAssets metrics_assets_daily (from views/plain/composition_daily.sql);
+  // docs/queries/api-performance-history.sql, api-performance-assets.sql.
   'GET /vaults/{slug}/performance-history': async (ctx, deps) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(performanceHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
       const vault = await vaultBySlug(deps.store, slug);
-      const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+      const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), {
+        ...rangeOf(q),
+        assets: q.includeCompositeAssets,
+      });
       const history = performanceHistoryOf(contexts[0], q);
       if (q.format === 'csv') return csvResult(performanceCsv(history, q.includeCompositeAssets), watermark);
       return { body: { data: history }, watermark };
@@ -37,7 +45,7 @@ export const historyHandlers: HandlerMap = {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
       const vaults = await vaultsWithStatus(deps.store, q.statuses);
-      const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+      const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), rangeOf(q));
       const now = Math.floor(deps.clock() / 1000);
       const errors = await loadSourceErrors(
         deps.store,

@@ -22,12 +22,12 @@ import type { RegistryVault } from '../read/registry.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
 import { loadContexts } from '../read/vault-context.ts';
-import { loadHolderCounts, loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
+import { loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
 import { liquidityReaderFor } from '../read/vault-live-liquidity.ts';
 import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
-/** Holder counts, 24 h volume and (for details) open redemptions of `vaults` at the API clock. */
+/** 24 h volume and (for details) open redemptions of `vaults` at the API clock. */
 async function aggregates(
   deps: HandlerDeps,
   vaults: RegistryVault[],
@@ -36,7 +36,6 @@ async function aggregates(
   const slugs = vaults.map((v) => v.slug);
   const now = Math.floor(deps.clock() / 1000);
   return {
-    holders: await loadHolderCounts(deps.store, slugs),
     volume: await loadVolume24h(deps.store, slugs, now),
     pending: pending ? await loadPendingShares(deps.store, slugs, now) : undefined,
   };
@@ -72,16 +71,18 @@ async function answerDetails(
 /** The handlers, reading live liquid balances through `live` when given, else from the configured chains. */
 export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
   return {
-    // SQL: views/plain/vault_registry.sql (api/read/registry.ts), the vault context:
-    // views/plain/nav_apy_daily.sql, vault_price_daily.sql, vault_liquidity_daily.sql,
-    // composition_apy_daily.sql, composition_daily.sql, vault_settlement.sql,
-    // vault_price_current.sql, chain_watermarks.sql and snapshots_raw (api/read/vault-data.ts,
-    // prices.ts), vault_holders.sql and transactions.sql (api/read/vault-flows.ts).
+    // SQL: views/plain/vault_registry.sql (api/read/registry.ts), chain_watermarks.sql; the vault
+    // context (api/read/vault-context.ts, vault-data.ts, prices.ts): the tables of
+    // views/migrations/018_metrics_tables.sql (metrics_vault_daily, metrics_chain_daily,
+    // metrics_vault_current), settled from views/plain/vault_liquidity_daily.sql,
+    // composition_apy_daily.sql, vault_price_daily.sql, nav_apy_daily.sql, vault_price_current.sql,
+    // vault_holders.sql (views/settle.ts); transactions.sql (api/read/vault-flows.ts); with
+    // liveLiquidity=true, snapshots_raw.
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
         const vaults = await vaultsWithStatus(deps.store, statuses);
-        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), 'head');
         const agg = await aggregates(deps, vaults, false);
         return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark };
       });
@@ -92,7 +93,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
         const vault = await vaultBySlug(deps.store, slug);
-        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), 'head');
         const agg = await aggregates(deps, [vault], false);
         return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark };
       });
@@ -104,7 +105,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const vaults = await vaultsWithStatus(deps.store, statuses);
-        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock());
+        const days = reader ? 'head-live' : 'head';
+        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), days);
         const agg = await aggregates(deps, vaults, true);
         const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
         // One vault read from its snapshot makes the whole answer a snapshot answer.
@@ -120,7 +122,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const vault = await vaultBySlug(deps.store, slug);
-        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock());
+        const days = reader ? 'head-live' : 'head';
+        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), days);
         const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
         return { data: answer.value, watermark, source: answer.liquiditySource };
       });

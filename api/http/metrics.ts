@@ -126,14 +126,6 @@ function drainCacheHits(): void {
   }
 }
 
-export const storeQuerySeconds = new Histogram({
-  name: 'vaultstream_store_query_duration_seconds',
-  help: 'Time of one store query issued by the API, per query name',
-  labelNames: ['query'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [registry],
-});
-
 /**
  * Times every request until its response is finished or aborted (streamed
  * bodies included), labelled by method, route template and status. Mount it
@@ -155,14 +147,4 @@ export function recordCacheLoad(route: string, background: boolean): void {
 /** Counts a cache lookup; pass it as `ResponseCache`'s `onLookup`. */
 export function recordCacheLookup(route: string, result: LookupResult): void {
   cacheLookups.inc({ route, result });
-}
-
-/** Runs one store query and records its duration under `name` (failures included). */
-export async function timeStoreQuery<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const end = storeQuerySeconds.startTimer({ query: name });
-  try {
-    return await run();
-  } finally {
-    end();
-  }
 }

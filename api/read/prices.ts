@@ -1,11 +1,11 @@
 /**
- * The current share price of each vault: the latest accountant rate on the primary
- * chain (98866) when that chain has one, else the latest rate on any chain (`vault_price_current`;
- * docs/architecture.md#units-and-formulas: `tokenPrice` is the accountant rate, decimal-adjusted, in the base asset).
+ * The current state of each vault from `metrics_vault_current` (views/settle.ts writes it from
+ * the `vault_price_current` and `vault_holders` views): its share price, the latest accountant
+ * rate on the primary chain when that chain has one, else the latest rate on any chain
+ * (docs/architecture.md#units-and-formulas: `tokenPrice` is the accountant rate,
+ * decimal-adjusted, in the base asset), and its holder count.
  */
 import type { Store } from '../../store/client.ts';
-
-export const PRIMARY_CHAIN_ID = 98866;
 
 export interface VaultPrice {
   vault: string;
@@ -15,38 +15,51 @@ export interface VaultPrice {
   rateDecimals: number;
   /** Unix seconds of the block that set the rate. */
   updatedAt: number;
-  isPaused: boolean;
+}
+
+export interface VaultCurrent {
+  /** Undefined while the vault has no rate. */
+  price: VaultPrice | undefined;
+  /** Distinct addresses with a positive balance on any chain. */
+  holders: number;
 }
 
 interface Row {
   vault: string;
+  has_price: number;
   chain_id: number;
   rate: string;
   rate_decimals: number;
   updated_at: string;
-  is_paused: number;
+  holders: string;
 }
 
-/**
- * Per vault: its primary-chain rate when there is one, else its most recently updated
- * rate (the `vault_price_current` view, which also fixes the vault's price chain).
- */
-export async function currentPrices(store: Store): Promise<Map<string, VaultPrice>> {
+/** vault slug -> its current price and holder count, for the vaults of `slugs`. */
+export async function currentState(
+  store: Store,
+  slugs: readonly string[],
+): Promise<Map<string, VaultCurrent>> {
   const rows = await store.query<Row>(
-    `SELECT vault, chain_id, toString(rate_raw) AS rate, rate_decimals,
-       toString(toUnixTimestamp(updated_at)) AS updated_at, is_paused
-     FROM ${store.database}.vault_price_current`,
+    `SELECT vault, has_price, chain_id, toString(rate_raw) AS rate, rate_decimals,
+       toString(toUnixTimestamp(updated_at)) AS updated_at, toString(holders) AS holders
+     FROM ${store.database}.metrics_vault_current FINAL WHERE vault IN {slugs:Array(String)}`,
+    { slugs },
   );
   return new Map(
     rows.map((r) => [
       r.vault,
       {
-        vault: r.vault,
-        chainId: Number(r.chain_id),
-        rateRaw: BigInt(r.rate),
-        rateDecimals: Number(r.rate_decimals),
-        updatedAt: Number(r.updated_at),
-        isPaused: Number(r.is_paused) === 1,
+        price:
+          Number(r.has_price) === 1
+            ? {
+                vault: r.vault,
+                chainId: Number(r.chain_id),
+                rateRaw: BigInt(r.rate),
+                rateDecimals: Number(r.rate_decimals),
+                updatedAt: Number(r.updated_at),
+              }
+            : undefined,
+        holders: Number(r.holders),
       },
     ]),
   );

@@ -1,14 +1,13 @@
 /**
- * The vault metrics and histories as the plain views (views/plain) compute them, read
- * for a set of vaults up to `now` (the API clock, so time-relative answers are
- * testable): per UTC day the close price and navApy of every chain (`nav_apy_daily`),
- * the TVL and its 30-day change, the liquid funds, liquidFundsRange, the open
- * redemptions' value and the shortfall (`vault_liquidity_daily`, over `vault_tvl_daily`,
- * `liquid_funds_daily` and `pending_redemptions`), the yield assets and compositionApy (`composition_daily`,
- * `composition_apy_daily`), and the vault's oldest chain watermark
- * (`vault_settlement`); plus the liquid-asset snapshots, which only the details'
- * `liveLiquidity=true` path prices live balances with. The API only looks values up
- * and shapes them: no metric is computed here.
+ * The vault metrics and histories, read for a set of vaults up to `now` (the API clock, so
+ * time-relative answers are testable) from the metrics tables that views/settle.ts writes from
+ * the plain views: per UTC day the close price and navApy of every chain (`metrics_chain_daily`
+ * from `nav_apy_daily`), the TVL and its 30-day change, the liquid funds, liquidFundsRange and
+ * compositionApy (`metrics_vault_daily` from `vault_price_daily`, `vault_liquidity_daily` and
+ * `composition_apy_daily`), the composition items (`metrics_assets_daily` from
+ * `composition_daily`); plus, when asked, the liquid-asset snapshots, which only the details'
+ * `liveLiquidity=true` path prices live balances with. The API only looks values up and
+ * shapes them: no metric is computed here.
  */
 import type { Store } from '../../store/client.ts';
 import type { ApyBlock } from './history-types.ts';
@@ -36,9 +35,6 @@ export interface VaultDay {
   liquidE18: bigint;
   /** liquidFundsRange, percent (`vault_liquidity_daily`). */
   liquidRange: number;
-  /** USD (e18) of the redemption requests open at the day's as-of time, and the shortfall (`vault_liquidity_daily`). */
-  pendingValueE18: bigint;
-  shortfallE18: bigint;
   compositionApy: ApyBlock;
   assets: DailyAsset[];
 }
@@ -65,7 +61,7 @@ export interface VaultSeries {
   days: Map<number, VaultDay>;
   /** First day (start, Unix seconds) of the vault's price history (its price chain's first close). */
   firstDay: number | undefined;
-  /** Oldest watermark (Unix seconds) among the vault's chains, 0 when one has none. */
+  /** Oldest watermark (Unix seconds) among the vault's chains, 0 when one has none (set by loadContexts). */
   watermark: number;
   /** Liquid-asset balance and price snapshots up to now, ascending by `ts`. */
   snapshots: Snapshot[];
@@ -91,8 +87,6 @@ function dayOf(s: VaultSeries, day: number): VaultDay {
       tvl30DayChange: 0,
       liquidE18: 0n,
       liquidRange: 0,
-      pendingValueE18: 0n,
-      shortfallE18: 0n,
       compositionApy: NO_APY,
       assets: [],
     };
@@ -113,15 +107,37 @@ const seriesOf = (m: Map<string, VaultSeries>, vault: string): VaultSeries => {
   return s;
 };
 
-/** The series of every vault in `slugs` (a vault without data gets empty series). */
+/** Which days of the series to read (Unix day starts); every day up to today when both are absent. */
+export interface SeriesDays {
+  /** First and last day of a range (either may be absent). */
+  from?: number;
+  to?: number;
+  /** Exactly these days. */
+  only?: number[];
+  /** The composition items of each day (performance-history with includeCompositeAssets). */
+  assets?: boolean;
+  /** The liquid-asset snapshots (details with liveLiquidity=true). */
+  snapshots?: boolean;
+}
+
+/**
+ * The series of every vault in `slugs` (a vault without data gets empty series), over `days`,
+ * from the metrics tables (views/settle.ts writes them from the views): a few short reads of
+ * rows keyed by (vault, day), whatever the length of the history.
+ */
 export async function loadVaultSeries(
   store: Store,
   slugs: readonly string[],
   now: number,
+  days: SeriesDays = {},
 ): Promise<Map<string, VaultSeries>> {
   const db = store.database;
-  const params = { slugs, now };
+  const params = { slugs, now, from: days.from ?? 0, to: days.to ?? now, only: days.only ?? [] };
   const today = "toDate(toDateTime({now:UInt32}, 'UTC'))";
+  const inDays = days.only
+    ? "day IN arrayMap(d -> toDate(toDateTime(d, 'UTC')), {only:Array(UInt32)})"
+    : "day >= toDate(toDateTime({from:UInt32}, 'UTC')) AND day <= toDate(toDateTime({to:UInt32}, 'UTC'))";
+  const where = `vault IN {slugs:Array(String)} AND day <= ${today} AND ${inDays}`;
   const day = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC'))) AS day_start`;
   const nav = await store.query<{
     vault: string;
@@ -134,81 +150,77 @@ export async function loadVaultSeries(
   }>(
     `SELECT vault, chain_id, ${day('day')}, toString(price_e18) AS price_e18,
        rolling7d AS r7, rolling30d AS r30, sec30d AS sec
-     FROM ${db}.nav_apy_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+     FROM ${db}.metrics_chain_daily FINAL WHERE ${where}`,
     params,
   );
-  const priceDays = await store.query<{ vault: string; day_start: string }>(
-    `SELECT vault, ${day('day')} FROM ${db}.vault_price_daily
-     WHERE vault IN {slugs:Array(String)} AND day <= ${today} ORDER BY vault, day`,
-    params,
-  );
-  const liquidity = await store.query<{
+  // The vault's days, oldest first, and its first price day (first_day) whatever the range.
+  const vaultDays = await store.query<{
     vault: string;
     day_start: string;
+    first_day: string;
+    price_day: number;
     tvl: string;
     change: number;
     liquid: string;
     range: number;
-    pending: string;
-    shortfall: string;
-  }>(
-    `SELECT vault, ${day('day')}, toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change,
-       toString(liquid_funds_usd_e18) AS liquid, liquid_funds_range_pct AS range,
-       toString(pending_redemptions_usd_e18) AS pending, toString(shortfall_usd_e18) AS shortfall
-     FROM ${db}.vault_liquidity_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
-    params,
-  );
-  const compApy = await store.query<{
-    vault: string;
-    day_start: string;
+    comp_day: number;
     r7: number | null;
     r30: number | null;
     sec: number | null;
   }>(
-    `SELECT vault, ${day('day')}, rolling7d AS r7, rolling30d AS r30, sec30d AS sec
-     FROM ${db}.composition_apy_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}`,
+    `SELECT d.vault AS vault, ${day('d.day')}, toString(toUInt32(toDateTime(f.first, 'UTC'))) AS first_day,
+       d.price_day AS price_day, toString(d.tvl_usd_e18) AS tvl, d.tvl_30d_change_pct AS change,
+       toString(d.liquid_funds_usd_e18) AS liquid, d.liquid_funds_range_pct AS range,
+       d.composition_day AS comp_day, d.composition_rolling7d AS r7, d.composition_rolling30d AS r30,
+       d.composition_sec30d AS sec
+     FROM (SELECT * FROM ${db}.metrics_vault_daily FINAL WHERE ${where}) AS d
+     LEFT JOIN (
+       SELECT vault, min(day) AS first FROM ${db}.metrics_vault_daily FINAL
+       WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= ${today} GROUP BY vault
+     ) AS f ON f.vault = d.vault
+     ORDER BY vault, d.day`,
     params,
   );
-  const assets = await store.query<{
-    vault: string;
-    day_start: string;
-    slug: string;
-    price: string;
-    apy7d: string | null;
-    apy30d: string | null;
-    weight: string | null;
-  }>(
-    `SELECT vault, ${day('day')}, slug, toString(usd_price_e18) AS price, toString(apy7d_e18) AS apy7d,
-       toString(apy30d_e18) AS apy30d, toString(weight_e18) AS weight
-     FROM ${db}.composition_daily WHERE vault IN {slugs:Array(String)} AND day <= ${today}
-     ORDER BY vault, day, position`,
-    params,
-  );
-  const marks = await store.query<{ vault: string; t: string }>(
-    `SELECT vault, toString(toUInt32(watermark)) AS t FROM ${db}.vault_settlement WHERE vault IN {slugs:Array(String)}`,
-    params,
-  );
-  const snaps = await store.query<{
-    vault: string;
-    kind: string;
-    chain_id: number;
-    token_key: string;
-    ts_s: string;
-    amount_raw: string;
-    usd_price_s: string | null;
-    apy7d_s: string | null;
-    apy30d_s: string | null;
-    weight_s: string | null;
-  }>(
-    `SELECT vault, kind, chain_id, if(kind = 'COMPOSITION', token, lower(token)) AS token_key,
-       toString(toUnixTimestamp(ts)) AS ts_s, toString(amount) AS amount_raw, toString(usd_price) AS usd_price_s,
-       toString(apy7d) AS apy7d_s, toString(apy30d) AS apy30d_s, toString(weight) AS weight_s
-     FROM ${db}.snapshots_raw FINAL
-     WHERE vault IN {slugs:Array(String)} AND kind IN ('ASSET_BALANCE', 'ASSET_PRICE')
-       AND ts <= toDateTime({now:UInt32})
-     ORDER BY vault, ts, kind, chain_id, token`,
-    params,
-  );
+  const assets = days.assets
+    ? await store.query<{
+        vault: string;
+        day_start: string;
+        slug: string;
+        price: string;
+        apy7d: string | null;
+        apy30d: string | null;
+        weight: string | null;
+      }>(
+        `SELECT vault, ${day('day')}, slug, toString(usd_price_e18) AS price, toString(apy7d_e18) AS apy7d,
+           toString(apy30d_e18) AS apy30d, toString(weight_e18) AS weight
+         FROM ${db}.metrics_assets_daily FINAL WHERE ${where}
+         ORDER BY vault, day, position`,
+        params,
+      )
+    : [];
+  const snaps = days.snapshots
+    ? await store.query<{
+        vault: string;
+        kind: string;
+        chain_id: number;
+        token_key: string;
+        ts_s: string;
+        amount_raw: string;
+        usd_price_s: string | null;
+        apy7d_s: string | null;
+        apy30d_s: string | null;
+        weight_s: string | null;
+      }>(
+        `SELECT vault, kind, chain_id, if(kind = 'COMPOSITION', token, lower(token)) AS token_key,
+           toString(toUnixTimestamp(ts)) AS ts_s, toString(amount) AS amount_raw, toString(usd_price) AS usd_price_s,
+           toString(apy7d) AS apy7d_s, toString(apy30d) AS apy30d_s, toString(weight) AS weight_s
+         FROM ${db}.snapshots_raw FINAL
+         WHERE vault IN {slugs:Array(String)} AND kind IN ('ASSET_BALANCE', 'ASSET_PRICE')
+           AND ts <= toDateTime({now:UInt32})
+         ORDER BY vault, ts, kind, chain_id, token`,
+        params,
+      )
+    : [];
   const out = new Map<string, VaultSeries>(slugs.map((s) => [s, seriesOf(new Map(), s)]));
   for (const r of nav) {
     const byChain = seriesOf(out, r.vault).nav;
@@ -219,27 +231,17 @@ export async function loadVaultSeries(
       navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
   }
-  // The price-history days first, in order: `days` iterates oldest first.
-  for (const r of priceDays) {
+  for (const r of vaultDays) {
     const series = seriesOf(out, r.vault);
-    series.firstDay ??= Number(r.day_start);
-    dayOf(series, Number(r.day_start));
-  }
-  for (const r of liquidity) {
-    const d = dayOf(seriesOf(out, r.vault), Number(r.day_start));
+    if (Number(r.price_day) === 1) series.firstDay ??= Number(r.first_day);
+    const d = dayOf(series, Number(r.day_start));
     d.tvlE18 = BigInt(r.tvl);
     d.tvl30DayChange = Number(r.change);
     d.liquidE18 = BigInt(r.liquid);
     d.liquidRange = Number(r.range);
-    d.pendingValueE18 = BigInt(r.pending);
-    d.shortfallE18 = BigInt(r.shortfall);
+    if (Number(r.comp_day) === 1)
+      d.compositionApy = { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) };
   }
-  for (const r of compApy)
-    dayOf(seriesOf(out, r.vault), Number(r.day_start)).compositionApy = {
-      rolling7d: num(r.r7),
-      rolling30d: num(r.r30),
-      sec30d: num(r.sec),
-    };
   for (const r of assets)
     dayOf(seriesOf(out, r.vault), Number(r.day_start)).assets.push({
       slug: r.slug,
@@ -248,7 +250,6 @@ export async function loadVaultSeries(
       apy30dE18: big(r.apy30d),
       weightE18: big(r.weight),
     });
-  for (const r of marks) seriesOf(out, r.vault).watermark = Number(r.t);
   for (const r of snaps)
     seriesOf(out, r.vault).snapshots.push({
       kind: r.kind,

@@ -19,6 +19,8 @@ export interface VaultContext {
   current: VaultPrice | undefined;
   /** Chain whose closes are the vault's price history: the chain of `current` (the views' vault_price_current). */
   priceChain: number | undefined;
+  /** Distinct addresses with a positive balance on any chain (numHolders). */
+  holders: number;
   /** Every day ending at or before this (Unix seconds) is settled: min over the vault's chains of the watermark, capped at now. */
   settledThrough: number;
   /** The API clock, Unix seconds. */

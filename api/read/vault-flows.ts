@@ -1,6 +1,5 @@
 /**
- * Per-vault aggregates read at request time, up to the API clock: holder counts,
- * the last 24 h of deposit/withdraw volume in USD and the open redemption requests
+ * Per-vault aggregates read at request time, up to the API clock: the last 24 h of deposit/withdraw volume in USD and the open redemption requests
  * with their USD value, computed by the engine (exact 1e18-scaled integers, the same
  * SQL as docs/queries/api-vault-numbers.sql, which views-parity.test.ts checks).
  */
@@ -8,15 +7,6 @@ import type { Store } from '../../store/client.ts';
 
 /** Activity kinds counted in `volume24h`: assets moved into or out of the vault. */
 export const VOLUME_KINDS = ['DEPOSIT', 'WITHDRAW', 'INSTANT_REDEEM'] as const;
-
-/** vault slug -> distinct addresses with a positive balance on any chain. */
-export async function loadHolderCounts(store: Store, slugs: readonly string[]): Promise<Map<string, number>> {
-  const rows = await store.query<{ vault: string; holders: string }>(
-    `SELECT vault, toString(holders) AS holders FROM ${store.database}.vault_holders WHERE vault IN {slugs:Array(String)}`,
-    { slugs },
-  );
-  return new Map(rows.map((r) => [r.vault, Number(r.holders)]));
-}
 
 /**
  * vault slug -> USD value (e18) of the VOLUME_KINDS activity in (now - 24 h, now]: per

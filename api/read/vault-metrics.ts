@@ -9,8 +9,11 @@
  *   (api/read/vault-flows.ts, the `pending_redemptions` view);
  * - `sec30d` / `apy`: navApy (`nav_apy_daily`) of the latest settled day on the price chain
  *   (`sec30d` is 0 and `apy` members null when there is no such day or history);
- * - `liquidFunds`, `liquidFundsRange` and `shortfall`: the `vault_liquidity_daily` row of
- *   today (views/plain/vault_liquidity_daily.sql), except with `liveLiquidity=true` (see `liveLiquidE18`).
+ * - `liquidFunds`, `liquidFundsRange`: the `vault_liquidity_daily` row of today (through
+ *   `metrics_vault_daily`), except with `liveLiquidity=true` (see `liveLiquidE18`);
+ * - `pendingRedemptions`, `pendingRedemptionsValue` and `shortfall` = max(0,
+ *   pendingRedemptionsValue - liquidFunds): the requests open at the API clock
+ *   (api/read/vault-flows.ts), against those liquid funds.
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
  * `baseAsset` and `roles` never reach a response.
  */
@@ -49,9 +52,8 @@ export type VaultInfo = z.infer<typeof vaultInfo>;
 export type VaultDetailsLite = z.infer<typeof vaultDetailsLite>;
 export type VaultDetails = z.infer<typeof vaultDetails>;
 
-/** Aggregates read per request for the vaults being answered. */
+/** Aggregates read per request, at the API clock, for the vaults being answered. */
 export interface VaultAggregates {
-  holders: Map<string, number>;
   /** volume24h per vault, USD e18 (api/read/vault-flows.ts). */
   volume: Map<string, bigint>;
   /** Open redemption requests per vault (details only). */
@@ -97,7 +99,7 @@ export function vaultInfoOf(ctx: VaultContext, agg: VaultAggregates): VaultInfo 
     ...staticFields(ctx.vault),
     sec30d: latestNavApy(ctx).sec30d ?? 0,
     tvl: fromE18(tvlE18(ctx, today(ctx))),
-    numHolders: agg.holders.get(ctx.vault.slug) ?? 0,
+    numHolders: ctx.holders,
     volume24h: volume24h(ctx, agg),
   } as VaultInfo;
 }
@@ -117,7 +119,7 @@ export async function detailsLiteOf(
   const day = vaultDay(ctx, today(ctx));
   const liveE18 = await liveLiquidE18(ctx, live);
   const tvlNow = tvlE18(ctx, today(ctx));
-  const holders = agg.holders.get(ctx.vault.slug) ?? 0;
+  const holders = ctx.holders;
   const value = {
     ...staticFields(ctx.vault),
     tvl: fromE18(tvlNow),
@@ -146,14 +148,9 @@ export async function detailsOf(
 ): Promise<Answer<VaultDetails>> {
   const lite = await detailsLiteOf(ctx, agg, live);
   const pending = agg.pending?.get(ctx.vault.slug) ?? { sharesE18: 0n, valueE18: 0n };
-  // From the view, unless the liquid funds were read live (liveLiquidE18).
-  const liveE18 = lite.liveE18;
-  const shortfall =
-    liveE18 === undefined
-      ? (vaultDay(ctx, today(ctx))?.shortfallE18 ?? 0n)
-      : pending.valueE18 > liveE18
-        ? pending.valueE18 - liveE18
-        : 0n;
+  // One clock: the requests open at the API clock against today's liquid funds (read live when asked).
+  const liquid = lite.liveE18 ?? vaultDay(ctx, today(ctx))?.liquidE18 ?? 0n;
+  const shortfall = pending.valueE18 > liquid ? pending.valueE18 - liquid : 0n;
   const value = {
     ...lite.value,
     tokenPriceUpdatedAt: new Date(lite.value.tokenPriceUpdatedAtEpoch * 1000).toISOString(),

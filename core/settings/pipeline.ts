@@ -41,5 +41,10 @@ export const streamsSchema = z
     maxWaitMs: z.number().int().min(0).max(60_000).default(250),
     /** Threads that decode, validate and encode batches (streams/batch-encoder.ts); 0: the main thread. */
     workers: z.number().int().min(0).max(16).default(0),
+    /**
+     * Pause between two settles of the metrics tables (views/settle.ts): the API's metrics are at
+     * most this much (plus one settle) behind the stored events.
+     */
+    settleIntervalMs: z.number().int().min(50).max(3_600_000).default(1000),
   })
   .prefault({});

@@ -36,13 +36,15 @@ SELECT r.slug AS vault,
   if(n.day = toDate(0), NULL, n.sec30d) AS apy_sec30d,
   ifNull(c.price, 0) AS tokenPrice,
   toUInt32(c.updated_at) AS tokenPriceUpdatedAtEpoch,
-  -- liquidFunds, liquidFundsRange and shortfall: today's vault_liquidity_daily row (snapshots; not liveLiquidity)
+  -- liquidFunds and liquidFundsRange: today's vault_liquidity_daily row (snapshots; not liveLiquidity)
   ifNull(l.liquid_funds_usd, 0) AS liquidFunds,
   ifNull(l.liquid_funds_range_pct, 0) AS liquidFundsRange,
   ifNull(h.holders, 0) AS holders,
   toFloat64(toString(reinterpret(ifNull(p.shares_e18, toInt256(0)), 'Decimal256(18)'))) AS pendingRedemptions,
   toFloat64(toString(reinterpret(ifNull(p.value_e18, toInt256(0)), 'Decimal256(18)'))) AS pendingRedemptionsValue,
-  ifNull(l.shortfall_usd, 0) AS shortfall
+  -- shortfall: the requests open at the clock against today's liquid funds
+  toFloat64(toString(reinterpret(greatest(ifNull(p.value_e18, toInt256(0)) - ifNull(l.liquid_funds_usd_e18, toInt256(0)),
+    toInt256(0)), 'Decimal256(18)'))) AS shortfall
 FROM vaultstream.vault_registry AS r
 LEFT JOIN vaultstream.vault_tvl_daily AS t ON t.vault = r.slug AND t.day = today
 LEFT JOIN volume AS v ON v.vault = r.slug

@@ -1,0 +1,232 @@
+/**
+ * Issue 21 items 1-2: the metrics tables (migration 018) that views/settle.ts writes equal the
+ * views that define them (settledTables: every vault and day recomputed from scratch), after a
+ * first settle and after each kind of change a settle must follow: a retracted rate of an old
+ * day, a chain that arrives late with 20 days of history, a backfill of rates before the first
+ * day, a snapshot and a transfer in the past, a registry change, and a restart on the same
+ * data directory. Each step also checks that the change did move the tables (so the equality
+ * is not the same stale rows on both sides).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Config, parseConfig, vaultSchema } from '../../core/config.ts';
+import { createStore, type Store } from '../../store/client.ts';
+import { migrate } from '../../views/migrate.ts';
+import { settledTables, settleMetrics } from '../../views/settle.ts';
+
+const DAY = 86_400;
+const dir = mkdtempSync(join(tmpdir(), 'vs-settle-'));
+let config: Config;
+let store: Store;
+let db: string;
+const TODAY = Math.floor(Date.now() / 1000 / DAY) * DAY;
+const START = TODAY - 60 * DAY;
+const VAULTS = ['sa', 'sb'];
+const USDC = '0x00000000000000000000000000000000c0ffee01';
+
+function registry(slug: string, chainIds: number[], updatedAt: string) {
+  const info = vaultSchema.parse({
+    slug,
+    name: slug,
+    symbol: slug.toUpperCase(),
+    decimals: 6,
+    vaultAddress: `0x${'7a'.repeat(19)}${slug === 'sa' ? '01' : '02'}`,
+    accountantAddress: `0x${'ac'.repeat(19)}${slug === 'sa' ? '01' : '02'}`,
+    chainIds,
+    chain: {
+      primary: { startBlock: 0, accountantType: 'hub' },
+      mainnet: { startBlock: 0, accountantType: 'spoke' },
+    },
+    liquidAssets: [{ contractAddress: USDC, symbol: 'USDC', decimals: 6, chainId: 98866 }],
+    targetComposition: [{ slug: 'tbill', name: 'T-Bill', description: 'Treasury bills', image: '' }],
+  });
+  return {
+    slug,
+    status: 'active',
+    updated_at: updatedAt,
+    vault_address: info.vaultAddress,
+    name: info.name,
+    symbol: info.symbol,
+    decimals: 6,
+    chain_ids: chainIds,
+    solana_mint: '',
+    base_asset_usd_price: '1',
+    base_asset_decimals: 6,
+    info: JSON.stringify(info),
+  };
+}
+
+let block = 1;
+const ev = (vault: string, chain: number, t: number, removed = 0, id?: string) => {
+  const n = block++;
+  return {
+    event_id: id ?? `${chain}:0x${n.toString(16)}:0`,
+    chain_id: chain,
+    block_number: n,
+    block_hash: `0x${n.toString(16)}`,
+    block_time: t,
+    tx_hash: `0x${n.toString(16)}`,
+    log_index: 0,
+    removed,
+    ver: n,
+    vault,
+  };
+};
+const rate = (vault: string, chain: number, t: number, r: number, removed = 0, id?: string) => ({
+  ...ev(vault, chain, t, removed, id),
+  accountant: '0xacc',
+  rate: String(r),
+  rate_decimals: 6,
+  source: 'EVENT',
+  is_paused: 0,
+});
+const mint = (vault: string, chain: number, t: number, to: string, amount: number) => ({
+  ...ev(vault, chain, t),
+  token: `0x${'7a'.repeat(20)}`,
+  from_address: '0x0000000000000000000000000000000000000000',
+  to_address: to,
+  amount: String(amount),
+});
+const snapshot = (vault: string, t: number, kind: string, token: string, amount: number, extra = {}) => ({
+  vault,
+  chain_id: 98866,
+  block_number: t,
+  ts: t,
+  kind,
+  token,
+  amount: String(amount),
+  decimals: 6,
+  usd_price: '1',
+  is_paused: 0,
+  ...extra,
+});
+
+/** Every settled table equals its views; returns the tables' rows (to see that a change moved them). */
+async function expectSettledEqualsViews(): Promise<string> {
+  await settleMetrics(store);
+  let all = '';
+  for (const t of settledTables(db)) {
+    const cols = t.columns.map((c) => `toString(${c})`).join(', ');
+    const order = t.columns.slice(
+      0,
+      t.table === 'metrics_vault_current' ? 1 : t.table === 'metrics_vault_daily' ? 2 : 3,
+    );
+    const q = (from: string) =>
+      `SELECT arrayStringConcat([${cols}], '|') AS r FROM ${from} ORDER BY ${order.join(', ')}`;
+    const fromViews = (await store.query<{ r: string }>(q(`(${t.select})`))).map((x) => x.r);
+    const fromTable = (await store.query<{ r: string }>(q(`${db}.${t.table} FINAL`))).map((x) => x.r);
+    expect(fromTable, t.table).toEqual(fromViews);
+    all += fromTable.join('\n');
+  }
+  return all;
+}
+
+beforeAll(async () => {
+  config = parseConfig({ dataDir: join(dir, 'data') });
+  store = await createStore(config);
+  db = config.store.database;
+  await migrate(store, { database: db, cluster: '' });
+  await store.insert(
+    'registry_raw',
+    VAULTS.map((v) => registry(v, [98866], '2026-01-01 00:00:00.000')),
+  );
+  for (const v of VAULTS) {
+    await store.insert(
+      'rates_raw',
+      Array.from({ length: 60 }, (_, d) => rate(v, 98866, START + d * DAY + 3600, 1_000_000 + d * 200)),
+    );
+    await store.insert('transfers_raw', [
+      mint(v, 98866, START + 100, '0x00000000000000000000000000000000000000a1', 5_000_000_000),
+      mint(v, 98866, START + 20 * DAY, '0x00000000000000000000000000000000000000a2', 2_000_000_000),
+    ]);
+    await store.insert(
+      'snapshots_raw',
+      Array.from({ length: 60 }, (_, d) => [
+        snapshot(v, START + d * DAY + 7200, 'ASSET_BALANCE', USDC, 1_000_000_000 + d),
+        snapshot(v, START + d * DAY + 7200, 'COMPOSITION', 'tbill', 0, {
+          apy7d: '4.5',
+          apy30d: '4.7',
+          weight: '50',
+        }),
+      ]).flat(),
+    );
+  }
+  await store.insert('blocks_raw', [
+    {
+      chain_id: 98866,
+      block_number: 1,
+      block_hash: '0xb',
+      parent_hash: '0x1',
+      block_time: TODAY,
+      removed: 0,
+      ver: 1,
+    },
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the settled metrics tables equal their views', () => {
+  let before = '';
+  it('after the first settle (the whole history)', async () => {
+    before = await expectSettledEqualsViews();
+    const [n] = await store.query<{ n: string }>(
+      `SELECT toString(count()) AS n FROM ${db}.metrics_chain_daily FINAL`,
+    );
+    expect(Number(n.n)).toBe(2 * 61);
+  });
+
+  it('after a rate of an old day is retracted', async () => {
+    const [old] = await store.query<{ id: string; n: number; rate: string }>(
+      `SELECT event_id AS id, block_number AS n, toString(rate) AS rate FROM ${db}.rates_raw
+       WHERE vault = 'sa' AND block_time = toDateTime(${START + 10 * DAY + 3600})`,
+    );
+    const retraction = rate('sa', 98866, START + 10 * DAY + 3600, Number(old.rate), 1, old.id);
+    await store.insert('rates_raw', [
+      {
+        ...retraction,
+        block_number: old.n,
+        block_hash: `0x${old.n.toString(16)}`,
+        tx_hash: `0x${old.n.toString(16)}`,
+      },
+    ]);
+    const after = await expectSettledEqualsViews();
+    expect(after).not.toBe(before);
+    before = after;
+  });
+
+  it('after a chain arrives late with 20 days of history, and a backfill before the first day', async () => {
+    await store.insert('registry_raw', [registry('sb', [98866, 1], '2026-01-02 00:00:00.000')]);
+    await store.insert(
+      'rates_raw',
+      Array.from({ length: 20 }, (_, d) => rate('sb', 1, START + (30 + d) * DAY + 600, 1_000_000 + d * 333)),
+    );
+    await store.insert('transfers_raw', [
+      mint('sb', 1, START + 31 * DAY, '0x00000000000000000000000000000000000000b1', 7_000_000_000),
+    ]);
+    await store.insert(
+      'rates_raw',
+      Array.from({ length: 5 }, (_, d) => rate('sa', 98866, START - (5 - d) * DAY, 990_000 + d * 100)),
+    );
+    const after = await expectSettledEqualsViews();
+    expect(after).not.toBe(before);
+    before = after;
+  });
+
+  it('after a past snapshot and transfer, and after a restart on the same data directory', async () => {
+    await store.insert('snapshots_raw', [
+      snapshot('sa', START + 40 * DAY + 9000, 'ASSET_BALANCE', USDC, 9_000_000_000),
+    ]);
+    await store.insert('transfers_raw', [
+      mint('sa', 98866, START + 45 * DAY, '0x00000000000000000000000000000000000000a3', 1_000_000_000),
+    ]);
+    await store.close();
+    store = await createStore(config);
+    const after = await expectSettledEqualsViews();
+    expect(after).not.toBe(before);
+  });
+});
