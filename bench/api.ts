@@ -33,6 +33,7 @@ import { createApp, listen } from '../api/server.ts';
 import { parseConfig, vaultSchema } from '../core/config.ts';
 import { createStore, type Store } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
+import { writeServiceSettings } from '../views/settings.ts';
 import { settleMetrics } from '../views/settle.ts';
 import { load } from './load.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
@@ -135,6 +136,7 @@ export async function generate(dataDir: string, vaults: number, holders: number)
     SELECT c, 90000000, concat('0xb', toString(c)), '0x1', toDateTime(${now - 60}, 'UTC'), 0, 1
     FROM (SELECT arrayJoin([98866, 1, 101]) AS c)`);
   // The metrics tables the vault endpoints read (the streams role settles them as batches land).
+  await writeServiceSettings(store, { primaryChainId: config.mintFlow.primaryChainId });
   await settleMetrics(store);
   await store.close();
 }

@@ -24,6 +24,7 @@ import { createApp, listen } from '../api/server.ts';
 import { parseConfig } from '../core/config.ts';
 import { createStore } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
+import { writeServiceSettings } from '../views/settings.ts';
 import { settleMetrics } from '../views/settle.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
 import { type HistorySize, writeHistory } from './synthetic-history.ts';
@@ -91,6 +92,7 @@ async function measure(ds: Dataset, runs: number) {
   try {
     await migrate(store, { database: config.store.database, cluster: '' });
     const g0 = performance.now();
+    await writeServiceSettings(store, { primaryChainId: config.mintFlow.primaryChainId });
     const slugs = await writeHistory(store, ds.size);
     const generateMs = performance.now() - g0;
     const s0 = performance.now();

@@ -7,7 +7,8 @@
  * Which rows: a raw row ingested since the last settle (rates, transfers, redemptions,
  * snapshots) changes its vault from the UTC day of its block time (or snapshot time) on: closes,
  * supply and snapshots carry forward and the APYs and tvl30DayChange look back 7 and 30 days, so
- * every later day is recomputed. A registry change recomputes the whole vault. A new UTC day
+ * every later day is recomputed. A registry change recomputes the whole vault, and a change of
+ * `service_settings` (the primary chain) every vault. A new UTC day
  * recomputes every vault from the last settled day (the grids end at today). Retractions and
  * replays are raw rows like any other, so they are covered; a restart resumes from
  * `metrics_settle_state`, and without it everything is recomputed.
@@ -193,6 +194,10 @@ async function dirtyVaults(store: Store, since: string): Promise<{ dirty: Dirty;
        UNION ALL ${changed('redemptions', 'redemptions_raw', 'vault', 'block_time')}
        UNION ALL ${changed('snapshots', 'snapshots_raw', 'vault', 'ts')}
        UNION ALL ${changed('registry', 'registry_raw', 'slug', 'toDateTime(0)')}
+       UNION ALL SELECT 'registry', toString(slug), '1970-01-01', toString(t)
+         FROM (SELECT slug FROM ${db}.registry_raw GROUP BY slug) AS r
+         CROSS JOIN (SELECT max(updated_at) AS t FROM ${db}.service_settings) AS s
+         WHERE ${after.replace('ingested_at', 's.t')}
      )`,
   );
   const dirty: Dirty = new Map();

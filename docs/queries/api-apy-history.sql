@@ -1,6 +1,6 @@
 -- /vaults/apy-history of one vault ({slug:String}) at the clock {now:UInt32}: the settled days
 -- of its history with compositionApy and navApy from the closes of chain {chainId:UInt32}
--- (98866 by default in the API).
+-- (98866 by default in the API, as the spec says).
 WITH toDateTime({now:UInt32}, 'UTC') AS at
 SELECT toUInt32(toDateTime(p.day, 'UTC')) AS day,
   c.rolling7d AS compositionApy_rolling7d, c.rolling30d AS compositionApy_rolling30d, c.sec30d AS compositionApy_sec30d,

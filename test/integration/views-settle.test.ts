@@ -3,8 +3,8 @@
  * views that define them (settledTables: every vault and day recomputed from scratch), after a
  * first settle and after each kind of change a settle must follow: a retracted rate of an old
  * day, a chain that arrives late with 20 days of history, a backfill of rates before the first
- * day, a snapshot and a transfer in the past, a registry change, and a restart on the same
- * data directory. Each step also checks that the change did move the tables (so the equality
+ * day, a snapshot and a transfer in the past, a change of the primary chain, and a restart on
+ * the same data directory. Each step also checks that the change did move the tables (so the equality
  * is not the same stale rows on both sides).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, parseConfig, vaultSchema } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { migrate } from '../../views/migrate.ts';
+import { writeServiceSettings } from '../../views/settings.ts';
 import { settledTables, settleMetrics } from '../../views/settle.ts';
 
 const DAY = 86_400;
@@ -213,6 +214,24 @@ describe('the settled metrics tables equal their views', () => {
       Array.from({ length: 5 }, (_, d) => rate('sa', 98866, START - (5 - d) * DAY, 990_000 + d * 100)),
     );
     const after = await expectSettledEqualsViews();
+    expect(after).not.toBe(before);
+    before = after;
+  });
+
+  it('after the primary chain changes (config mintFlow.primaryChainId, service_settings)', async () => {
+    const priceChain = async () =>
+      (
+        await store.query<{ c: number }>(
+          `SELECT chain_id AS c FROM ${db}.metrics_vault_current FINAL WHERE vault = 'sb'`,
+        )
+      )[0].c;
+    await writeServiceSettings(store, { primaryChainId: 98866 });
+    await expectSettledEqualsViews();
+    // sb's latest rate is on 98866, its chain-1 rates are older: the primary chain wins either way.
+    expect(Number(await priceChain())).toBe(98866);
+    await writeServiceSettings(store, { primaryChainId: 1 });
+    const after = await expectSettledEqualsViews();
+    expect(Number(await priceChain())).toBe(1);
     expect(after).not.toBe(before);
     before = after;
   });
