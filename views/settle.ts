@@ -250,11 +250,14 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
       const filter = f(t.inputs, t.day);
       if (!filter) continue;
       const cols = t.columns.join(', ');
-      await store.command(
+      // At the engine's background priority (chDB: after every waiting consumer and API query),
+      // so the settle never delays an insert or an answer on a live chain.
+      await store.queryRaw(
         `INSERT INTO ${db}.${t.table} (${cols}, version, deleted)
          SELECT ${cols}, toUInt64(${version + 1n}), toUInt8(0) FROM (${t.select(db, f)})
          UNION ALL
          SELECT ${cols}, toUInt64(${version}), toUInt8(1) FROM ${db}.${t.table} FINAL WHERE ${filter}`,
+        { background: true },
       );
     }
   }

@@ -77,7 +77,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     // metrics_vault_current), settled from views/plain/vault_liquidity_daily.sql,
     // composition_apy_daily.sql, vault_price_daily.sql, nav_apy_daily.sql, vault_price_current.sql,
     // vault_holders.sql (views/settle.ts); transactions.sql (api/read/vault-flows.ts); with
-    // liveLiquidity=true, snapshots_raw.
+    // liveLiquidity=true, today's liquid-asset prices from liquid_funds_asset_daily.sql.
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {

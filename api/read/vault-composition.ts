@@ -1,57 +1,15 @@
 /**
- * What the vault holds now (docs/architecture.md, Units and formulas), for the details' liquid funds, which
- * may read the balances live: the latest ASSET_BALANCE snapshot of each configured
- * liquid asset (its chain and contract), or the live balance, times its USD price,
- * the latest ASSET_PRICE snapshot of that token (on its chain or chain 0) or else
- * the configured `price`. The same formula over the snapshots alone, per day, is the
- * `liquid_funds_daily` view (performance-history); the yield assets and
- * compositionApy per day are the `composition_daily` and `composition_apy_daily`
- * views (api/read/vault-data.ts).
+ * The details' liquid funds read live (`liveLiquidity=true`): the balances of the vault's
+ * configured liquid assets read from the chains at request time, each valued at the USD price
+ * the `liquid_funds_asset_daily` view gives that asset today (its latest ASSET_PRICE snapshot on
+ * its chain or chain 0, else its configured `price`): the pricing is the view's, only the
+ * balances differ. Without the flag, or when a chain cannot be read, the liquid funds are the
+ * view's own (`metrics_vault_daily`, api/read/vault-data.ts). Also the output form of a yield
+ * asset's day.
  */
 import type { RegistryVault } from './registry.ts';
-import type { DailyAsset, Snapshot } from './vault-data.ts';
+import type { DailyAsset } from './vault-data.ts';
 import { decimalE18, fromE18, mulRaw } from './vault-numbers.ts';
-
-/** Snapshots by kind, chain and token, ascending by time. */
-export type SnapshotIndex = Map<string, Snapshot[]>;
-
-const keyOf = (kind: string, chainId: number, token: string) => `${kind}|${chainId}|${token}`;
-
-/** Groups snapshots (ascending by `ts`) for as-of lookups. */
-export function indexSnapshots(snapshots: readonly Snapshot[]): SnapshotIndex {
-  const index: SnapshotIndex = new Map();
-  for (const s of snapshots) {
-    const k = keyOf(s.kind, s.chainId, s.token);
-    const list = index.get(k);
-    if (list) list.push(s);
-    else index.set(k, [s]);
-  }
-  return index;
-}
-
-/** The latest snapshot of (kind, chain, token) taken at or before `t`. */
-function latest(index: SnapshotIndex, kind: string, chainId: number, token: string, t: number) {
-  const list = index.get(keyOf(kind, chainId, token)) ?? [];
-  let lo = 0;
-  let hi = list.length - 1;
-  let found: Snapshot | undefined;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid].ts <= t) {
-      found = list[mid];
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-
-/** USD price (e18) of `token` at `t` from ASSET_PRICE snapshots on `chainId`, or chain-agnostic ones (chain 0). */
-function snapshotPrice(index: SnapshotIndex, chainId: number, token: string, t: number): bigint | undefined {
-  const a = latest(index, 'ASSET_PRICE', chainId, token, t);
-  const b = chainId === 0 ? undefined : latest(index, 'ASSET_PRICE', 0, token, t);
-  const s = a && b ? (a.ts >= b.ts ? a : b) : (a ?? b);
-  return s?.usdPrice == null ? undefined : decimalE18(s.usdPrice);
-}
 
 /** A liquid asset balance held by the vault, raw units. */
 export interface LiquidBalance {
@@ -63,8 +21,8 @@ export interface LiquidBalance {
 
 /**
  * Reads the vault's liquid-asset balances from the chains at request time
- * (`liveLiquidity=true`). No implementation exists yet (the EVM reader issue);
- * a reader that throws makes the answer fall back to the snapshots.
+ * (`liveLiquidity=true`, api/read/vault-live-liquidity.ts); a reader that throws makes the
+ * answer fall back to the snapshots.
  */
 export interface LiveLiquidityReader {
   balances(vault: RegistryVault): Promise<LiquidBalance[]>;
@@ -72,46 +30,26 @@ export interface LiveLiquidityReader {
 
 export type LiquiditySource = 'live' | 'snapshot';
 
-/** Balances of the configured liquid assets from their latest ASSET_BALANCE snapshots at or before `t`. */
-export function snapshotBalances(v: RegistryVault, index: SnapshotIndex, t: number): LiquidBalance[] {
-  return v.info.liquidAssets.map((a) => {
-    const contractAddress = a.contractAddress.toLowerCase();
-    const s = latest(index, 'ASSET_BALANCE', a.chainId, contractAddress, t);
-    return { chainId: a.chainId, contractAddress, amount: s?.amount ?? 0n };
-  });
-}
+/** `chainId|contract` (lower-case) -> the asset's USD price today (e18), from `liquid_funds_asset_daily`. */
+export type LiquidPrices = Map<string, bigint>;
+export const liquidKey = (chainId: number, contractAddress: string) =>
+  `${chainId}|${contractAddress.toLowerCase()}`;
 
-/** The current balances: read live when a reader is given and answers, else the snapshots (and says which). */
-export async function currentBalances(
+/**
+ * USD value (e18) of live `balances` of the configured liquid assets at today's prices; an asset
+ * the view has no row for (no balance snapshot yet) at its configured price, as the view would.
+ */
+export function liveLiquidFundsE18(
   v: RegistryVault,
-  index: SnapshotIndex,
-  now: number,
-  live?: LiveLiquidityReader,
-): Promise<{ balances: LiquidBalance[]; source: LiquiditySource }> {
-  if (live) {
-    try {
-      return { balances: await live.balances(v), source: 'live' };
-    } catch {
-      // A chain that cannot be read now is answered from the last snapshot, as docs/architecture.md, Units and formulas says.
-    }
-  }
-  return { balances: snapshotBalances(v, index, now), source: 'snapshot' };
-}
-
-/** USD value (e18) of `balances` of the configured liquid assets, priced as of `t`. */
-export function liquidFundsE18(
-  v: RegistryVault,
-  index: SnapshotIndex,
+  prices: LiquidPrices,
   balances: readonly LiquidBalance[],
-  t: number,
 ): bigint {
   let total = 0n;
   for (const a of v.info.liquidAssets) {
-    const contractAddress = a.contractAddress.toLowerCase();
-    const held = balances.find((b) => b.chainId === a.chainId && b.contractAddress === contractAddress);
+    const key = liquidKey(a.chainId, a.contractAddress);
+    const held = balances.find((b) => liquidKey(b.chainId, b.contractAddress) === key);
     if (!held) continue;
-    const price = snapshotPrice(index, a.chainId, contractAddress, t) ?? decimalE18(a.price);
-    total += mulRaw(price, held.amount, a.decimals);
+    total += mulRaw(prices.get(key) ?? decimalE18(a.price), held.amount, a.decimals);
   }
   return total;
 }

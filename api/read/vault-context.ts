@@ -19,7 +19,7 @@ export interface LoadedContexts {
 /**
  * Which days to read: `'head'` is what the vault resources use (today, for tvl, liquid funds
  * and tvl30DayChange, and the latest settled day, for the navApy of `apy` / `sec30d`); else
- * a range or set of days (histories). `'head-live'`: the head and the liquid-asset snapshots
+ * a range or set of days (histories). `'head-live'`: the head and today's liquid-asset prices
  * (liveLiquidity=true).
  */
 export type ContextDays = 'head' | 'head-live' | SeriesDays;
@@ -45,7 +45,7 @@ export async function loadContexts(
       const settled = Math.min(now, vaultMark(v));
       only.add(dayStart(settled) - DAY);
     }
-    return { only: [...only].filter((d) => d >= 0), snapshots: days === 'head-live' };
+    return { only: [...only].filter((d) => d >= 0), liquidPrices: days === 'head-live' };
   };
   const series = await loadVaultSeries(store, slugs, now, typeof days === 'string' ? head() : days);
   const current = await currentState(store, slugs);

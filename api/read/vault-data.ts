@@ -5,12 +5,13 @@
  * from `nav_apy_daily`), the TVL and its 30-day change, the liquid funds, liquidFundsRange and
  * compositionApy (`metrics_vault_daily` from `vault_price_daily`, `vault_liquidity_daily` and
  * `composition_apy_daily`), the composition items (`metrics_assets_daily` from
- * `composition_daily`); plus, when asked, the liquid-asset snapshots, which only the details'
- * `liveLiquidity=true` path prices live balances with. The API only looks values up and
+ * `composition_daily`); plus, when asked, today's liquid-asset prices (`liquid_funds_asset_daily`),
+ * which only the details' `liveLiquidity=true` path values live balances at. The API only looks values up and
  * shapes them: no metric is computed here.
  */
 import type { Store } from '../../store/client.ts';
 import type { ApyBlock } from './history-types.ts';
+import { type LiquidPrices, liquidKey } from './vault-composition.ts';
 
 /** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
 export interface DailyNav {
@@ -39,21 +40,6 @@ export interface VaultDay {
   assets: DailyAsset[];
 }
 
-/** A state snapshot (ASSET_BALANCE, ASSET_PRICE or COMPOSITION). */
-export interface Snapshot {
-  kind: string;
-  chainId: number;
-  /** Address (lower-case) for balances and prices; the targetComposition slug for COMPOSITION. */
-  token: string;
-  ts: number;
-  amount: bigint;
-  /** Decimal strings as stored, null when the snapshot has none. */
-  usdPrice: string | null;
-  apy7d: string | null;
-  apy30d: string | null;
-  weight: string | null;
-}
-
 export interface VaultSeries {
   /** chainId -> day start (Unix seconds) -> close and navApy; days from the chain's first rate on. */
   nav: Map<number, Map<number, DailyNav>>;
@@ -63,8 +49,8 @@ export interface VaultSeries {
   firstDay: number | undefined;
   /** Oldest watermark (Unix seconds) among the vault's chains, 0 when one has none (set by loadContexts). */
   watermark: number;
-  /** Liquid-asset balance and price snapshots up to now, ascending by `ts`. */
-  snapshots: Snapshot[];
+  /** Today's USD price of each configured liquid asset (only when asked: liveLiquidity=true). */
+  liquidPrices: LiquidPrices;
 }
 
 /** Series of a vault without data. */
@@ -73,7 +59,7 @@ export const emptySeries = (): VaultSeries => ({
   days: new Map(),
   firstDay: undefined,
   watermark: 0,
-  snapshots: [],
+  liquidPrices: new Map(),
 });
 
 const NO_APY: ApyBlock = { rolling7d: null, rolling30d: null, sec30d: null };
@@ -116,8 +102,8 @@ export interface SeriesDays {
   only?: number[];
   /** The composition items of each day (performance-history with includeCompositeAssets). */
   assets?: boolean;
-  /** The liquid-asset snapshots (details with liveLiquidity=true). */
-  snapshots?: boolean;
+  /** Today's liquid-asset prices (details with liveLiquidity=true). */
+  liquidPrices?: boolean;
 }
 
 /**
@@ -198,26 +184,10 @@ export async function loadVaultSeries(
         params,
       )
     : [];
-  const snaps = days.snapshots
-    ? await store.query<{
-        vault: string;
-        kind: string;
-        chain_id: number;
-        token_key: string;
-        ts_s: string;
-        amount_raw: string;
-        usd_price_s: string | null;
-        apy7d_s: string | null;
-        apy30d_s: string | null;
-        weight_s: string | null;
-      }>(
-        `SELECT vault, kind, chain_id, if(kind = 'COMPOSITION', token, lower(token)) AS token_key,
-           toString(toUnixTimestamp(ts)) AS ts_s, toString(amount) AS amount_raw, toString(usd_price) AS usd_price_s,
-           toString(apy7d) AS apy7d_s, toString(apy30d) AS apy30d_s, toString(weight) AS weight_s
-         FROM ${db}.snapshots_raw FINAL
-         WHERE vault IN {slugs:Array(String)} AND kind IN ('ASSET_BALANCE', 'ASSET_PRICE')
-           AND ts <= toDateTime({now:UInt32})
-         ORDER BY vault, ts, kind, chain_id, token`,
+  const prices = days.liquidPrices
+    ? await store.query<{ vault: string; chain_id: number; contract_address: string; price: string }>(
+        `SELECT vault, chain_id, contract_address, toString(usd_price_e18) AS price
+         FROM ${db}.liquid_funds_asset_daily WHERE vault IN {slugs:Array(String)} AND day = ${today}`,
         params,
       )
     : [];
@@ -250,18 +220,11 @@ export async function loadVaultSeries(
       apy30dE18: big(r.apy30d),
       weightE18: big(r.weight),
     });
-  for (const r of snaps)
-    seriesOf(out, r.vault).snapshots.push({
-      kind: r.kind,
-      chainId: Number(r.chain_id),
-      token: r.token_key,
-      ts: Number(r.ts_s),
-      amount: BigInt(r.amount_raw),
-      usdPrice: r.usd_price_s,
-      apy7d: r.apy7d_s,
-      apy30d: r.apy30d_s,
-      weight: r.weight_s,
-    });
+  for (const r of prices)
+    seriesOf(out, r.vault).liquidPrices.set(
+      liquidKey(Number(r.chain_id), r.contract_address),
+      BigInt(r.price),
+    );
   return out;
 }
 

@@ -23,29 +23,25 @@ import { type vaultDetails, vaultDetailsLite, vaultInfo } from '../http/resource
 import { NULL_APY } from './history-types.ts';
 import { toUnits } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
-import {
-  currentBalances,
-  indexSnapshots,
-  type LiquiditySource,
-  type LiveLiquidityReader,
-  liquidFundsE18,
-} from './vault-composition.ts';
+import { type LiquiditySource, type LiveLiquidityReader, liveLiquidFundsE18 } from './vault-composition.ts';
 import { latestSettledDay, navApy, tvlE18, type VaultContext, vaultDay } from './vault-days.ts';
 import type { PendingRedemptions } from './vault-flows.ts';
 import { dayStart, fromE18, ratio } from './vault-numbers.ts';
 
 /**
  * `liveLiquidity=true`: the liquid funds (e18 USD) of the balances read from the chains at
- * request time, undefined when no reader is given or it fails (the view's snapshot answer
- * is then used). A view cannot hold balances read from an RPC node at request time, so
- * this path values them here, at the snapshot prices the view uses (vault-composition.ts),
- * and derives liquidFundsRange and the shortfall from that live number.
+ * request time, at today's prices of the view (vault-composition.ts); undefined when no reader
+ * is given or it fails (the view's snapshot answer is then used), and liquidFundsRange and the
+ * shortfall follow that live number.
  */
 async function liveLiquidE18(ctx: VaultContext, live?: LiveLiquidityReader): Promise<bigint | undefined> {
   if (!live) return undefined;
-  const index = indexSnapshots(ctx.series.snapshots);
-  const { balances, source } = await currentBalances(ctx.vault, index, ctx.now, live);
-  return source === 'live' ? liquidFundsE18(ctx.vault, index, balances, ctx.now) : undefined;
+  try {
+    return liveLiquidFundsE18(ctx.vault, ctx.series.liquidPrices, await live.balances(ctx.vault));
+  } catch {
+    // A chain that cannot be read now is answered from the last snapshot (docs/architecture.md#units-and-formulas).
+    return undefined;
+  }
 }
 
 export type VaultInfo = z.infer<typeof vaultInfo>;

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { vaultDetails, vaultDetailsLite, vaultInfo } from '../../api/http/resources.ts';
 import { responseBodies } from '../../api/http/responses.ts';
 import type { RegistryVault } from '../../api/read/registry.ts';
-import { currentBalances, indexSnapshots } from '../../api/read/vault-composition.ts';
+import { liquidKey, liveLiquidFundsE18 } from '../../api/read/vault-composition.ts';
+import { decimalE18 } from '../../api/read/vault-numbers.ts';
 import { useVaultApi } from '../support/api-fixture.ts';
 import { DAY } from '../support/events.ts';
 import {
@@ -21,7 +22,6 @@ import {
   redemptions,
   SLUG,
   TODAY,
-  USDC,
   vaultConfigs,
 } from '../support/vault-scenario.ts';
 import {
@@ -225,7 +225,7 @@ describe('GET /v1/vaults/details', () => {
   });
 });
 
-describe('live liquidity seam', () => {
+describe('live liquidity valuation', () => {
   const alpha: RegistryVault = {
     slug: SLUG.alpha,
     status: 'active',
@@ -239,31 +239,29 @@ describe('live liquidity seam', () => {
     baseAssetDecimals: 6,
     info: configOf(SLUG.alpha),
   };
-  const index = indexSnapshots([
-    {
-      kind: 'ASSET_BALANCE',
-      chainId: PRIMARY,
-      token: USDC,
-      ts: 100,
-      amount: 7n,
-      usdPrice: null,
-      apy7d: null,
-      apy30d: null,
-      weight: null,
-    },
-  ]);
-
-  it('reads through a live reader when it answers, else falls back to the snapshots', async () => {
-    const liveBalances = [{ chainId: PRIMARY, contractAddress: USDC, amount: 9n }];
-    const live = await currentBalances(alpha, index, 200, { balances: async () => liveBalances });
-    expect(live).toEqual({ balances: liveBalances, source: 'live' });
-    const down = await currentBalances(alpha, index, 200, {
-      balances: async () => {
-        throw new Error('rpc down');
-      },
-    });
-    expect(down.source).toBe('snapshot');
-    expect(down.balances.find((b) => b.chainId === PRIMARY)?.amount).toBe(7n);
-    expect((await currentBalances(alpha, index, 50)).balances.every((b) => b.amount === 0n)).toBe(true);
+  it("values live balances at the view's price of each asset, the configured price without one", () => {
+    const assets = alpha.info.liquidAssets;
+    expect(assets.length, 'alpha has a liquid asset').toBeGreaterThan(0);
+    const [first] = assets;
+    const E18 = 10n ** 18n;
+    const balances = assets.map((a) => ({
+      chainId: a.chainId,
+      contractAddress: a.contractAddress.toLowerCase(),
+      amount: 9_000_000n,
+    }));
+    const configured = (a: (typeof assets)[number]) => decimalE18(a.price);
+    const value = (price: bigint, a: (typeof assets)[number]) =>
+      (price * 9_000_000n) / 10n ** BigInt(a.decimals);
+    // No row in liquid_funds_asset_daily: every asset at its configured price.
+    expect(liveLiquidFundsE18(alpha, new Map(), balances)).toBe(
+      assets.reduce((t, a) => t + value(configured(a), a), 0n),
+    );
+    // The view's price of the first asset wins over its configured one.
+    const prices = new Map([[liquidKey(first.chainId, first.contractAddress), 2n * E18]]);
+    expect(liveLiquidFundsE18(alpha, prices, balances)).toBe(
+      value(2n * E18, first) + assets.slice(1).reduce((t, a) => t + value(configured(a), a), 0n),
+    );
+    // A balance the reader did not return counts nothing.
+    expect(liveLiquidFundsE18(alpha, prices, [])).toBe(0n);
   });
 });
