@@ -8,6 +8,11 @@ export interface PipelineStatus {
   /** `lag` per topic, in `lagUnit`: Kafka counts messages, the in-process log bytes. */
   consumer: { groupId: string; lag: Record<string, number>; lagUnit: 'messages' | 'bytes' } | null;
   rows: Record<string, number>;
+  /**
+   * The metrics tables (views/settle.ts): `settled` once the settle has seen every raw row stored
+   * so far (the API's daily metrics then answer for them).
+   */
+  metrics: { settledThrough: string; newestRow: string; settled: boolean } | null;
 }
 
 export async function pipelineStatus(
@@ -46,5 +51,26 @@ export async function pipelineStatus(
       lagUnit: bus.bus.lagUnit,
     };
   }
-  return { store: { kind: store.kind, database: db, migrations }, chains, consumer, rows };
+  return {
+    store: { kind: store.kind, database: db, migrations },
+    chains,
+    consumer,
+    rows,
+    metrics: await metricsStatus(store),
+  };
+}
+
+/** How far the settle of the metrics tables is: the newest settled ingestion time against the newest stored raw row. */
+async function metricsStatus(store: Store): Promise<PipelineStatus['metrics']> {
+  const db = store.database;
+  const newest = (t: string) => `(SELECT max(ingested_at) FROM ${db}.${t})`;
+  try {
+    const [r] = await store.query<{ since: string; newest: string }>(
+      `SELECT toString((SELECT max(since) FROM ${db}.metrics_settle_state)) AS since,
+         toString(greatest(${['rates_raw', 'transfers_raw', 'redemptions_raw', 'snapshots_raw', 'registry_raw'].map(newest).join(', ')})) AS newest`,
+    );
+    return { settledThrough: r.since, newestRow: r.newest, settled: r.newest <= r.since };
+  } catch {
+    return null; // before the migrations
+  }
 }

@@ -134,13 +134,15 @@ export async function waitDrained(on: Service): Promise<void> {
       const done =
         atHeads &&
         evm.every((p) => p.phase === 'live') &&
-        Object.values(s.consumer.lag).every((n) => n === 0);
+        Object.values(s.consumer.lag).every((n) => n === 0) &&
+        // The metrics tables have settled what is stored (views/settle.ts; the vault endpoints read them).
+        s.metrics?.settled === true;
       const rows = JSON.stringify(s.rows);
       const stable = rows === lastRows;
       lastRows = rows;
       const phases = evm.map((p) => p.phase);
       expect(
-        { atHeads, phases, lag: s.consumer.lag, stable, done },
+        { atHeads, phases, lag: s.consumer.lag, metrics: s.metrics, stable, done },
         `the consumers to drain; ${stderrTail(on)}`,
       ).toMatchObject({ done: true, stable: true });
     },
