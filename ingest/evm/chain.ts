@@ -128,7 +128,7 @@ export class ChainReader {
       ),
     );
     const out: BlockHeader[] = [];
-    answers.forEach((blocks, p) =>
+    answers.forEach((blocks, p) => {
       blocks.forEach((b, k) => {
         if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${parts[p][k]} is not available yet`);
         out.push({
@@ -137,8 +137,8 @@ export class ChainReader {
           parentHash: b.parentHash,
           timestamp: Number(b.timestamp),
         });
-      }),
-    );
+      });
+    });
     return out;
   }
 
