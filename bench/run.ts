@@ -36,6 +36,7 @@ const SCRIPTS: Script[] = [
   { name: 'token-holders', file: 'token-holders.ts' },
   { name: 'startup', file: 'startup.ts' },
   { name: 'live', file: 'live.ts' },
+  { name: 'devnet-disk', file: 'devnet-disk.ts' },
   { name: 'pipeline-embedded', file: 'pipeline-main.ts', args: ['--bus', 'embedded'] },
   { name: 'pipeline-kafka', file: 'pipeline-main.ts', args: ['--bus', 'kafka'] },
   { name: 'evm-backfill', file: 'evm-backfill.ts' },

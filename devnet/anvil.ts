@@ -83,6 +83,12 @@ export interface AnvilOptions {
    * limit that holds them, and the pool mined in the order the transactions were sent.
    */
   manyPerBlock?: boolean;
+  /**
+   * Keep at most this many block states, in memory (`--prune-history`): none is written to
+   * disk and older blocks' states are dropped (calls at them fail). Default: anvil's own
+   * (a few in memory, the rest written under HOME, up to 3,600 of them).
+   */
+  keepStates?: number;
 }
 
 export interface AnvilNode {
@@ -156,6 +162,7 @@ function spawnAnvil(
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
   if (opts.manyPerBlock) args.push('--order', 'fifo', '--gas-limit', '1000000000');
+  if (opts.keepStates) args.push('--prune-history', String(opts.keepStates));
   // anvil writes the states it moves out of memory under $HOME/.foundry/anvil/tmp and leaves
   // them behind when it is killed (71 GB after a few days of tests here): each node gets a HOME
   // of its own, removed when it exits (by the wrapper, or here if the group was killed).

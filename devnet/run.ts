@@ -43,6 +43,8 @@ export interface Devnet {
   /** `mintFlow` settings: the service stand-ins, the relayer, the CCTP program. */
   mintFlow: z.input<typeof mintFlowSchema>;
   addresses: DevnetAddresses;
+  /** The nodes' own HOMEs (devnet/anvil.ts), where anvil would write the states it moves out of memory. */
+  anvilHomes: string[];
   /** The simulator's ground truth JSON (rewritten after the backfill and every live tick). */
   truthFile: string;
   simulator: Simulator;
@@ -102,6 +104,18 @@ const CHAIN_NAMES: Record<number, { name: string; key: string }> = {
   43114: { name: 'avalanche', key: 'avalanche' },
 };
 
+/**
+ * Block states each node keeps, in memory only (devnet/anvil.ts `keepStates`): the history's
+ * blocks (about 11 a day, devnet/sim/chain.ts) and 600 more, about 30 minutes of live ticks
+ * for the ingester to read the history at its blocks; past that only recent states are
+ * needed (the ingester reads at its own position, a few blocks behind the head). Without a
+ * bound anvil writes every state it moves out of memory to disk, about 270 KB a block: 2.4 GB
+ * two minutes after a default start, 210 MB more a minute.
+ */
+export function keptStates(settings: Pick<DevnetSettings, 'backfillDays'>): number {
+  return 12 * settings.backfillDays + 600;
+}
+
 /** Starts the devnet described by `settings` and returns once the backfill is written and live ticks are scheduled. */
 export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const { settings } = opts;
@@ -119,7 +133,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     solana = await SolanaSim.start(settings.seed, genesis, clock);
     nodes.push(
       ...(await Promise.all(
-        settings.chainIds.map((chainId) => startAnvil({ chainId, timestamp: genesis, manyPerBlock: true })),
+        settings.chainIds.map((chainId) =>
+          startAnvil({ chainId, timestamp: genesis, manyPerBlock: true, keepStates: keptStates(settings) }),
+        ),
       )),
     );
     const compiled = compileContracts();
@@ -181,6 +197,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         relayerAddress: addresses.relayer,
       },
       addresses,
+      anvilHomes: nodes.map((n) => n.home),
       truthFile,
       simulator,
       async stop() {

@@ -118,7 +118,9 @@ async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): 
   for (const [i, v] of ctx.vaults.entries())
     await updateRate(ctx, v, pauseToday && i === 1 % ctx.vaults.length);
   const n = ctx.rng.int(6, 12);
-  await randomActions(ctx, n, (i) => day0 + 3_600 + Math.floor((i * 18 * 3_600) / n));
+  // In three blocks (01:00, 07:00, 13:00): a block costs the node about what a transaction
+  // does, and every block is a state the node keeps (devnet/anvil.ts `keepStates`).
+  await randomActions(ctx, n, (i) => day0 + 3_600 + Math.floor((i * 3) / n) * 6 * 3_600);
   if (ctx.solana) await solanaTransfers(ctx, day0 + 19 * 3_600);
   ctx.chain.travelTo(day0 + 20 * 3_600);
   await solveRequests(ctx, 0.6);
@@ -254,6 +256,8 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       contexts.map(async (ctx) => {
         ctx.deliverBefore = tickStart;
         if (ctx.primary && ticks === opts.reorgAtTick) await reorg(ctx, opts.reorgHoldMs ?? 8_000, log);
+        // The tick's transactions in one block (devnet/sim/chain.ts).
+        await ctx.chain.startTick();
         for (const v of ctx.vaults) await updateRate(ctx, v);
         await randomActions(ctx, ctx.rng.int(1, 3));
         if (ctx.solana) await solanaTransfers(ctx, ctx.chain.now());
@@ -262,6 +266,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
         await claimRedemptions(ctx);
         await deliverBridged(ctx);
         ctx.truth.expire(ctx.chain.chainId, ctx.chain.now());
+        await ctx.chain.endTick();
       }),
     );
     truth.write(opts.truthFile);

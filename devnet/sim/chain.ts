@@ -10,7 +10,9 @@
  * time when the time moves on, a read needs the state, or a receipt is asked for. A block
  * costs anvil about as much as a transaction, so this writes the backfill several times
  * faster than a block per transaction; the senders are anvil's unlocked accounts, so no
- * transaction is signed here either. Live ticks send one transaction per block, as before.
+ * transaction is signed here either. A live tick is written the same way (`startTick` ..
+ * `endTick`: its transactions in one block at the node's time), so a running devnet adds a
+ * block per tick, not one per transaction; the reorg sends one transaction per block.
  */
 import {
   type Abi,
@@ -116,6 +118,23 @@ export class SimChain {
   async startHistory(): Promise<void> {
     await this.test.setAutomine(false);
     this.batching = true;
+  }
+
+  /** A live tick: its transactions go into one block at the clock's time (or just after the last block). */
+  async startTick(): Promise<void> {
+    // The head's time: the node may have mined blocks of its own (anvil_mine, the reorg's).
+    this.lastTime = Math.max(this.lastTime, Number((await this.pub.getBlock()).timestamp));
+    await this.test.setAutomine(false);
+    this.batching = true;
+    this.travelTo(Math.floor(this.clock() / 1000));
+  }
+
+  /** Mines the tick's block and goes back to a block per transaction on the node's clock. */
+  async endTick(): Promise<void> {
+    await this.flush();
+    await this.test.setAutomine(true);
+    this.batching = false;
+    this.nextTime = undefined;
   }
 
   /** Back to the node's own clock, first bringing the chain to `nowSeconds` with an empty block. */

@@ -21,6 +21,7 @@ const SCRIPTS = [
   'token-holders',
   'startup',
   'live',
+  'devnet-disk',
   'pipeline-embedded',
   ...(KAFKA_PROBLEM ? [] : ['pipeline-kafka']),
   'evm-backfill',

@@ -33,7 +33,8 @@ describe('startAnvil', () => {
     const states = join(node.home, '.foundry', 'anvil', 'tmp');
     try {
       // Enough blocks that anvil writes older states to disk.
-      await createPublicClient({ transport: http(node.rpcUrl) }).request({
+      // Mining 2,000 blocks takes longer than viem's default 10 s on a loaded machine.
+      await createPublicClient({ transport: http(node.rpcUrl, { timeout: 120_000 }) }).request({
         method: 'anvil_mine' as never,
         params: ['0x7d0'] as never,
       });

@@ -26,7 +26,10 @@ export function expectSameRecords<T extends object>(
 ): void {
   const strip = (r: T) =>
     Object.fromEntries(Object.entries(r).filter(([k]) => !numbers.includes(k as keyof T)));
-  const order = (a: T, b: T) => byKey(strip(a), strip(b));
+  // Records alike but for their numbers (e.g. two requests of one user in one block) pair up
+  // by those numbers, the same way on both sides.
+  const order = (a: T, b: T) =>
+    byKey(strip(a), strip(b)) || numbers.reduce((c, k) => c || (a[k] as number) - (b[k] as number), 0);
   const [g, w] = [[...got].sort(order), [...want].sort(order)];
   expect.soft(g.map(strip), what).toEqual(w.map(strip));
   if (g.length !== w.length) return;
