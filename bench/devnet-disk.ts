@@ -3,11 +3,13 @@
  * it (bench/start-ready.ts: the default config, the devnet with its 45 days and a live tick
  * every 3 s), measured at `/readyz` 200 and then every `--sample-s` seconds for `--minutes` of
  * live running: the data directory (bus log, chDB, checkpoints, ground truth) and the anvil
- * nodes' HOMEs. A day is extrapolated from the growth over the measured period (least-squares
- * slope of the samples) on top of the size at ready; target ≤ 1 GB. Also the anvil nodes'
+ * nodes' HOMEs. A day is extrapolated from the growth while live (least-squares slope of the
+ * samples from `--settle-min` on: the store keeps merged-away parts for 8 minutes,
+ * ClickHouse's old_parts_lifetime, so the first minutes grow faster than any later ones) on top
+ * of the size at the end; target ≤ 1 GB. Also the anvil nodes'
  * resident memory at the end, which their state bound keeps flat (devnet/run.ts `keptStates`).
  *
- *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 10] [--sample-s 30]
+ *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 20] [--settle-min 10] [--sample-s 30]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -16,8 +18,11 @@ import { startUntilReady } from './start-ready.ts';
 
 const { values, size, out } = benchArgs(
   'devnet-disk',
-  { minutes: undefined, 'sample-s': undefined },
-  { tiny: { minutes: '0.25', 'sample-s': '5' }, full: { minutes: '10', 'sample-s': '30' } },
+  { minutes: undefined, 'sample-s': undefined, 'settle-min': undefined },
+  {
+    tiny: { minutes: '0.25', 'sample-s': '5', 'settle-min': '0' },
+    full: { minutes: '20', 'sample-s': '30', 'settle-min': '10' },
+  },
 );
 const tiny = size === 'tiny';
 const MB = 1024 * 1024;
@@ -60,21 +65,24 @@ try {
   await svc.stop();
 }
 
+type Sample = (typeof samples)[number];
 /** Least-squares slope of `y` over the samples' times, bytes per second. */
-function slope(y: (s: (typeof samples)[number]) => number): number {
-  const n = samples.length;
+function slope(xs: Sample[], y: (s: Sample) => number): number {
+  const n = xs.length;
   if (n < 2) return 0;
-  const mx = samples.reduce((a, s) => a + s.s, 0) / n;
-  const my = samples.reduce((a, s) => a + y(s), 0) / n;
-  const num = samples.reduce((a, s) => a + (s.s - mx) * (y(s) - my), 0);
-  const den = samples.reduce((a, s) => a + (s.s - mx) ** 2, 0);
+  const mx = xs.reduce((a, s) => a + s.s, 0) / n;
+  const my = xs.reduce((a, s) => a + y(s), 0) / n;
+  const num = xs.reduce((a, s) => a + (s.s - mx) * (y(s) - my), 0);
+  const den = xs.reduce((a, s) => a + (s.s - mx) ** 2, 0);
   return den > 0 ? num / den : 0;
 }
-const total = (s: (typeof samples)[number]) => s.dataDir + s.anvilHomes;
+const total = (s: Sample) => s.dataDir + s.anvilHomes;
 const first = samples[0];
-const perSecond = Math.max(0, slope(total));
-const day = total(first) + perSecond * 86_400;
-const minutes = round((samples[samples.length - 1].s - first.s) / 60, 1);
+const last = samples[samples.length - 1];
+const settled = samples.filter((s) => s.s >= Number(values['settle-min']) * 60);
+const perSecond = Math.max(0, slope(settled, total));
+const day = total(last) + perSecond * Math.max(0, 86_400 - last.s);
+const minutes = round((last.s - (settled[0]?.s ?? 0)) / 60, 1);
 
 writeReport(out, {
   name: 'devnet-disk',

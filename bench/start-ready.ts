@@ -5,7 +5,7 @@
  * The process gets a temp dir of its own (TMPDIR), so the anvil homes it makes
  * (`vs-anvil-*`, devnet/anvil.ts) are its alone and can be measured.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,13 +26,14 @@ export interface ReadyService {
   stop(): Promise<void>;
 }
 
-/** Bytes the files under `dir` take on disk (`du`), 0 when it is gone. */
+/**
+ * Bytes the files under `dir` take on disk (`du`), 0 when it is gone. `du` exits 1 when a file
+ * goes away while it counts (the store merges and drops parts all the time): its total stands.
+ */
 export function duBytes(dir: string): number {
-  try {
-    return Number(execFileSync('du', ['-sk', dir], { encoding: 'utf8' }).split('\t')[0]) * 1024;
-  } catch {
-    return 0;
-  }
+  const r = spawnSync('du', ['-sk', dir], { encoding: 'utf8' });
+  const kib = Number(r.stdout.trim().split('\n').pop()?.split('\t')[0]);
+  return Number.isFinite(kib) ? kib * 1024 : 0;
 }
 
 /** Starts `vaultstream start` with `env` over the default config and resolves once `/readyz` answers 200. */
