@@ -132,6 +132,10 @@ export async function retractOrphans(
     ...[...b.events].reverse().map(retraction),
     blockEmitted(chain.chainId, b, true),
   ]);
+  // The ancestor again, last: the chain's watermark (chain_watermark_raw keeps the newest block
+  // row published) goes back to it rather than stay on an orphaned block.
+  const ancestor = keep ? state.tip[keep - 1] : undefined;
+  if (ancestor) retractions.push(blockEmitted(chain.chainId, ancestor));
   await deps.publish(retractions);
   for (const [acc, mark] of Object.entries(state.owed)) if (mark.block >= state.next) delete state.owed[acc];
   for (const [vault, mark] of Object.entries(state.depositFees ?? {}))

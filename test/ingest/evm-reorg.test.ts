@@ -176,6 +176,34 @@ describe('EVM reorgs against the stored views', () => {
     expect(p.phase).toBe('live');
   }, 90_000);
 
+  it('puts the watermark back on the common ancestor when a reorg leaves nothing newer to read', async () => {
+    const db = pipe.config.store.database;
+    const watermark = async () => {
+      await pipe.drained();
+      const [w] = await pipe.store.query<{ b: string }>(
+        `SELECT toString(block_number) AS b FROM ${db}.chain_watermarks WHERE chain_id = 31337`,
+      );
+      return Number(w.b);
+    };
+    const reorgs = ingest.progress()[0].reorgs;
+    const snap = await anvilRpc<string>(url(), 'evm_snapshot');
+    const ancestor = await head();
+    await mine(6 + CONF);
+    await caughtUp();
+    expect(await watermark()).toBe(ancestor + 6);
+    // A shorter branch: its head is below the orphaned blocks, nothing on it is deep enough to read.
+    await anvilRpc(url(), 'evm_revert', [snap]);
+    await mine(1);
+    await vi.waitFor(() => expect(ingest.progress()[0].reorgs, 'the reorg').toBe(reorgs + 1), {
+      timeout: 10_000,
+      interval: 25,
+    });
+    expect(await watermark()).toBe(ancestor);
+    await mine(CONF + 1);
+    await caughtUp();
+    expect(await watermark()).toBe(ancestor + 2);
+  }, 60_000);
+
   it(`stops the chain on a reorg deeper than its window (${WINDOW} blocks), with the reason`, async () => {
     const snap = await anvilRpc<string>(url(), 'evm_snapshot');
     await transfer(bob, carol.address, 1_000_000n);
