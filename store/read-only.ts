@@ -297,9 +297,9 @@ export function limitSettings(limits: QueryLimits): string {
     `max_result_bytes = ${limits.maxResultBytes}`,
     "result_overflow_mode = 'throw'",
     `max_memory_usage = ${limits.maxMemoryUsageBytes}`,
+    // Not os_thread_priority: without CAP_SYS_NICE the engine cannot set a thread back to 0 after
+    // the query, and the thread (a pool or libuv one) runs the service's later queries at nice 19.
     `max_threads = ${limits.maxThreads}`,
-    // Its threads at the lowest CPU priority (nice 19): the API's queries go first for the CPU too.
-    'os_thread_priority = 19',
   ].join(', ');
 }
 

@@ -5,7 +5,7 @@
  * analyst query whose client goes away is cancelled in the engine, in any format (FORMAT JSON
  * too, which chDB cannot stream). The latency itself is measured by bench/sql-contention.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -27,7 +27,12 @@ beforeAll(async () => {
   http = await startSqlHttp({
     store,
     log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
+    // Two engine threads per query: the engine's pool runs it besides the calling thread.
+    settings: {
+      ...cfg.sql,
+      limits: { ...cfg.sql.limits, maxThreads: 2 },
+      http: { ...cfg.sql.http, port: 0 },
+    },
   });
 });
 
@@ -46,7 +51,29 @@ const running = async (text: string) =>
     )
   )[0].n;
 
+/** The nice value of every thread of this process (the engine's pools, libuv's workers). */
+function niceValues(): Set<string> {
+  const out = new Set<string>();
+  for (const t of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      out.add(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    } catch {}
+  }
+  return out;
+}
+
 describe('the API goes first', () => {
+  it("an analyst query leaves no thread at another CPU priority for the service's queries", async () => {
+    const before = niceValues();
+    const res = await fetch(
+      `${http.url}/?query=${encodeURIComponent('SELECT sum(cityHash64(number)) FROM numbers(300000000)')}`,
+    );
+    expect(res.status).toBe(200);
+    await res.text();
+    expect([...niceValues()].filter((n) => !before.has(n))).toEqual([]);
+  });
+
   it("a service query does not wait for a running analyst query's end", async () => {
     const abort = new AbortController();
     const analyst = fetch(`${http.url}/?query=${encodeURIComponent(HEAVY)}`, { signal: abort.signal }).catch(
