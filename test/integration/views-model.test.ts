@@ -3,12 +3,21 @@
  * from `transactions` is a column or a view. On the vault scenario with three Solana mint flows
  * (one completed, one waiting on its attestation, one failed): mint_flows has each flow's vault,
  * wallet, amount and current step; vault_registry the base asset's symbol beside its decimals;
- * flows_chain_daily the deposits and withdrawals per chain and day, which add up to volume_daily.
+ * flows_chain_daily the deposits and withdrawals per chain and day, which add up to volume_daily;
+ * redemption_values each redemption request's USD value at the time it was made.
  */
 import { describe, expect, it } from 'vitest';
 import { useApiHarness } from '../support/api-fixture.ts';
 import { base58 } from '../support/events.ts';
-import { NOW, SLUG, vaultScenarioLines } from '../support/vault-scenario.ts';
+import {
+  NOW,
+  PRIMARY,
+  rates,
+  redemptions,
+  SLUG,
+  vaultConfigs,
+  vaultScenarioLines,
+} from '../support/vault-scenario.ts';
 
 const line = (family: string, record: unknown) => JSON.stringify({ family, record });
 const step = (
@@ -108,5 +117,52 @@ describe('the analyst model', () => {
       expect([Number(d.dd), Number(d.dw)], `${d.vault} ${d.day}`).toEqual([0, 0]);
       expect(BigInt(d.usd) <= BigInt(d.chains), `${d.vault} ${d.day} USD`).toBe(true);
     }
+  });
+
+  it('redemption_values: every request valued at the rate known when it was made', async () => {
+    const rows = await api.store.query<Record<string, string>>(
+      `SELECT vault, chain_id, request_id, toString(rate_at_request) AS rate,
+         toString(value_usd_at_request_e18) AS value FROM ${api.store.database}.redemption_values`,
+    );
+    // Computed here from the scenario's own events: the latest REQUEST of each request, the latest
+    // primary-chain rate at or before it (both vaults price on the primary chain), the configured
+    // base asset price and the share decimals on the queue's chain.
+    const latest = new Map<string, (typeof redemptions)[number]>();
+    for (const r of redemptions.filter((x) => x.kind === 'REQUEST')) {
+      const k = `${r.vault}|${r.chainId}|${r.requestId}`;
+      if (!latest.has(k) || latest.get(k)!.ts <= r.ts) latest.set(k, r);
+    }
+    const pow10 = (n: number) => 10n ** BigInt(n);
+    const e18 = (usd: number) => BigInt(Math.round(usd * 1e6)) * pow10(12);
+    const want = [...latest.values()].map((r) => {
+      const cfg = vaultConfigs.find((v) => v.slug === r.vault)!;
+      const rate = rates
+        .filter((x) => x.vault === r.vault && x.chainId === PRIMARY && x.ts <= r.ts)
+        .sort((a, b) => a.ts - b.ts)
+        .at(-1)!;
+      const override = (cfg.decimalsOverride as Record<string, number>[] | undefined)?.find(
+        (o) => o[String(r.chainId)] !== undefined,
+      );
+      const shareDecimals = override?.[String(r.chainId)] ?? cfg.decimals;
+      const shareUsd = (rate.rate * e18(cfg.baseAsset.usdPrice)) / pow10(rate.decimals);
+      return {
+        vault: r.vault,
+        chain_id: r.chainId,
+        request_id: r.requestId,
+        rate: String(rate.rate),
+        value: String((shareUsd * r.amount) / pow10(shareDecimals)),
+      };
+    });
+    const got = rows.map((r) => ({
+      vault: r.vault,
+      chain_id: Number(r.chain_id),
+      request_id: r.request_id,
+      rate: r.rate,
+      value: r.value,
+    }));
+    const order = (a: { request_id: string }, b: { request_id: string }) =>
+      a.request_id < b.request_id ? -1 : 1;
+    expect(want.length).toBeGreaterThan(4);
+    expect(got.sort(order)).toEqual(want.sort(order));
   });
 });
