@@ -20,7 +20,7 @@ import { mintProgram, readMintAccounts } from './accounts.ts';
 import { openingTransfers, transactionTransfers } from './balances.ts';
 import { applyTransfers, correctionTransfers, type OwnerLedger, ownerBalances } from './ledger.ts';
 import type { Publish } from './publish.ts';
-import { rpcError, type SolanaRpc } from './rpc.ts';
+import { rpcCodeOf, rpcError, type SolanaRpc } from './rpc.ts';
 import { signaturesSince } from './signatures.ts';
 import type { BlockHeader, ParsedTransaction, SignatureInfo } from './types.ts';
 
@@ -183,7 +183,7 @@ export class Follower {
       const t = await this.deps.rpc.call<number | null>('getBlockTime', [slot]);
       if (t !== null) return t;
     } catch (e) {
-      if (!NO_BLOCK.has(Number((e as { details?: { rpcCode?: number } }).details?.rpcCode))) throw e;
+      if (!NO_BLOCK.has(rpcCodeOf(e) ?? 0)) throw e;
     }
     return Math.floor(this.deps.clock() / 1000);
   }
@@ -246,11 +246,10 @@ export class Follower {
         },
       ]);
     } catch (e) {
-      const code = Number((e as { details?: { rpcCode?: number } }).details?.rpcCode);
-      if (NO_BLOCK.has(code)) return; // a skipped slot: the next round's head will do
+      if (NO_BLOCK.has(rpcCodeOf(e) ?? 0)) return; // a skipped slot: the next round's head will do
       throw e;
     }
-    if (!block) throw rpcError(-32004, `block ${head} not available`);
+    if (!block) throw rpcError(-32004, `block ${head} not available`, 'getBlock');
     const rec: BlockRecord = {
       chainId: SOLANA_CHAIN_ID,
       blockNumber: head,

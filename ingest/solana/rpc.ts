@@ -1,16 +1,19 @@
 /**
- * A small Solana JSON-RPC client over fetch. Plain fetch rather than
- * `@solana/web3.js`'s `createSolanaRpc` because the ingester needs what that
- * transport hides: a per-request timeout, the HTTP status of a failure (429 and
- * 5xx are retried with backoff, on the next fallback URL), and the JSON-RPC error
- * code (-32004 "block not available" is an answer, not an outage). Amounts in the
- * answers are strings already (`uiTokenAmount.amount`), so no u64 is ever a float.
+ * The Solana JSON-RPC client, over the service's one JSON-RPC transport (core/evm-transport.ts:
+ * the same as every EVM reader's): every URL tried, the one that answered last first; a deadline
+ * per request; retries through core/retry.ts with HTTP Retry-After; one fault model (TIMEOUT,
+ * RATE_LIMITED for HTTP 429 / -32005 "node is behind", HTTP_ERROR, NETWORK retried; RPC_ERROR, a
+ * JSON-RPC error answered such as -32004 "block not available", thrown at once); the calls counted
+ * by method (`vaultstream_rpc_calls_total{chain="solana"}`). Amounts in the answers are strings
+ * already (`uiTokenAmount.amount`), so no u64 is ever a float. `fetchJson` and `faultCode` also
+ * serve the mint-flow HTTP services (ingest/mintflow/http-sources.ts).
  */
+
 import { VaultstreamError } from '../../core/errors.ts';
-import { retry } from '../../core/retry.ts';
+import { type EvmFault, evmFaultOf, evmTransport, rpcAnswerFault } from '../../core/evm-transport.ts';
 
 export interface RpcOptions {
-  /** First preferred; each retry moves on to the next one. */
+  /** First preferred; a failed attempt moves on to the next one. */
   urls: string[];
   timeoutMs: number;
   /** Attempts in all, across the URLs. */
@@ -23,25 +26,56 @@ export interface RpcOptions {
   jitter?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
-  /** Told about every failed attempt (the caller publishes it as a source error). */
-  onFault?: (fault: VaultstreamError, url: string, method: string) => void;
+  /** Told about every failed attempt that is retried (the caller publishes it as a source error). */
+  onFault?: (fault: EvmFault, url: string, method: string) => void;
 }
 
 export interface SolanaRpc {
-  /** Calls `method`; throws a `VaultstreamError` once every attempt failed or the node answered an error. */
+  /** Calls `method`; throws a transport fault once every attempt failed or the node answered an error. */
   call<T>(method: string, params: unknown[]): Promise<T>;
 }
 
-/** A JSON-RPC error object answered by the node: an answer, never retried. */
-export function rpcError(code: number, message: string): VaultstreamError {
-  return new VaultstreamError('NOT_FOUND', `solana rpc error ${code}: ${message}`, {
-    details: { rpcCode: code },
-    retryable: false,
-  });
+/** A JSON-RPC error answered by the node to `method` (an answer, never retried): the shared fault. */
+export function rpcError(code: number, message: string, method = ''): EvmFault {
+  return rpcAnswerFault({ code, message }, method);
 }
 
-/** The short code of a fault for `source_errors` (TIMEOUT, HTTP_429, RPC_-32004, NETWORK). */
+/** The JSON-RPC error code a node answered (e.g. -32004), or undefined for any other failure. */
+export function rpcCodeOf(err: unknown): number | undefined {
+  const f = evmFaultOf(err) as (EvmFault & { code?: number }) | undefined;
+  return f?.fault === 'RPC_ERROR' || f?.fault === 'RATE_LIMITED' ? f.code : undefined;
+}
+
+/** Builds the client; see the module comment. */
+export function createRpc(opts: RpcOptions): SolanaRpc {
+  if (!opts.urls.length) throw new VaultstreamError('CONFIG_INVALID', 'solana.rpcUrls is empty');
+  const { onFault } = opts;
+  const { request } = evmTransport({
+    urls: opts.urls,
+    timeoutMs: opts.timeoutMs,
+    maxAttempts: opts.maxAttempts,
+    backoffMs: opts.backoffMs,
+    maxBackoffMs: opts.maxBackoffMs ?? 10_000,
+    jitter: opts.jitter ?? 0,
+    fetch: opts.fetch,
+    sleep: opts.sleep,
+    chain: 'solana',
+    // An answered error (a skipped slot) is no fault of the source: only the retried ones are told.
+    onFault: onFault && ((f, url, method) => (f.retryable ? onFault(f, url, method) : undefined)),
+  })({});
+  return {
+    call: <T>(method: string, params: unknown[]) => request({ method, params } as never) as Promise<T>,
+  };
+}
+
+/**
+ * The short code of a fault for `source_errors`: an RPC transport fault's kind (TIMEOUT,
+ * RATE_LIMITED, HTTP_ERROR, NETWORK, RPC_ERROR, as on EVM chains); for the HTTP services
+ * HTTP_<status>, TIMEOUT or NETWORK.
+ */
 export function faultCode(err: unknown): string {
+  const f = evmFaultOf(err);
+  if (f) return f.fault;
   if (!(err instanceof VaultstreamError)) return 'NETWORK';
   const d = err.details ?? {};
   if (typeof d.rpcCode === 'number') return `RPC_${d.rpcCode}`;
@@ -83,57 +117,4 @@ export async function fetchJson(
     });
   }
   return { status: res.status, body };
-}
-
-/** The wait a 429/5xx answer asks for (`Retry-After` in seconds). */
-function retryAfterMs(err: unknown): number | undefined {
-  const header = (err as VaultstreamError).details?.retryAfter;
-  return typeof header === 'string' ? Number(header) * 1000 || undefined : undefined;
-}
-
-/** Builds the client; see `RpcOptions`. Retries go through core/retry.ts. */
-export function createRpc(opts: RpcOptions): SolanaRpc {
-  if (!opts.urls.length) throw new VaultstreamError('CONFIG_INVALID', 'solana.rpcUrls is empty');
-  const doFetch = opts.fetch ?? fetch;
-  let id = 0;
-  return {
-    call<T>(method: string, params: unknown[]): Promise<T> {
-      return retry(
-        async (attempt) => {
-          const url = opts.urls[(attempt - 1) % opts.urls.length];
-          try {
-            const { body } = await fetchJson(
-              doFetch,
-              url,
-              {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-              },
-              opts.timeoutMs,
-            );
-            const answer = body as { result?: T; error?: { code: number; message: string } };
-            if (answer?.error) throw rpcError(answer.error.code, answer.error.message);
-            if (!answer || !('result' in answer))
-              throw new VaultstreamError('DECODE_FAILED', `${url}: ${method} answered without result`, {
-                retryable: true,
-              });
-            return answer.result as T;
-          } catch (e) {
-            if (e instanceof VaultstreamError && e.retryable) opts.onFault?.(e, url, method);
-            throw e;
-          }
-        },
-        {
-          attempts: opts.maxAttempts,
-          baseMs: opts.backoffMs,
-          maxMs: opts.maxBackoffMs ?? 10_000,
-          jitter: opts.jitter ?? 0,
-          retryable: (e) => e instanceof VaultstreamError && e.retryable,
-          retryAfterMs,
-          sleep: opts.sleep,
-        },
-      );
-    },
-  };
 }

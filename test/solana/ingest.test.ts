@@ -144,7 +144,7 @@ describe('Solana share ingestion', () => {
       `SELECT DISTINCT code, chain_id, source FROM ${p.store.database}.source_errors WHERE vault = 'nest-alpha'`,
     );
     const codes = new Set(errs.map((e) => e.code));
-    expect(codes).toContain('HTTP_429');
+    expect(codes).toContain('RATE_LIMITED');
     expect(codes).toContain('TIMEOUT');
     expect(codes).toContain('NETWORK');
     for (const e of errs) {
