@@ -99,7 +99,9 @@ async function main(): Promise<void> {
       const heavy = async () => {
         const t0 = Date.now();
         const res = await fetch(`${sqlUrl}/?query=${encodeURIComponent(HEAVY)}`);
-        await res.text();
+        const text = await res.text();
+        // A refused or failed analyst query would measure nothing.
+        if (!res.ok) throw new Error(`the analyst query failed: ${res.status} ${text.slice(0, 300)}`);
         return Date.now() - t0;
       };
       // One request first: the first answer loads the vault data (seconds on a loaded machine).

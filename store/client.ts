@@ -76,6 +76,9 @@ const BASE_SETTINGS = {
   output_format_json_quote_64bit_integers: 1,
   output_format_json_quote_decimals: 1,
   date_time_input_format: 'best_effort',
+  // The highest query priority: while one of these runs, the engine pauses lower ones between
+  // blocks (analysts' queries run at 10, see below): the API and the pipeline go first.
+  priority: '1',
 } as const;
 
 /**
@@ -200,6 +203,8 @@ export async function createStore(cfg: Config): Promise<Store> {
     // The parser's limit (256 KiB by default) above the interface's largest query (sql.http.maxQueryBytes,
     // at most 16 MiB) as the checks quote it (up to twice as long, escaped), so that is the real limit.
     await analysts.queryAsync('SET max_query_size = 40000000');
+    // Below the service's queries (priority 1): paused between blocks while one of those runs.
+    await analysts.queryAsync('SET priority = 10');
     lanes = {
       main: createLane(connection.chdb),
       analysts: createLane(analysts),

@@ -110,6 +110,12 @@ describe('finding 1 replayed while the pipeline ingests', () => {
       ]);
       const logs = await transferLogs();
       pending = logs.map((l) => `${CHAIN}:${lc(l.blockHash as string)}:${l.logIndex}`);
+      // Attacked before it is confirmed (analysts' queries yield to the pipeline's, so wait for them).
+      const before = sent;
+      await vi.waitFor(() => expect(sent).toBeGreaterThanOrEqual(before + 2), {
+        timeout: 30_000,
+        interval: 20,
+      });
       // The blocks that confirm it, one at a time: the consumer looks its state up meanwhile.
       for (let i = 0; i < CONF; i++) {
         await mine(1);
@@ -124,7 +130,7 @@ describe('finding 1 replayed while the pipeline ingests', () => {
     await pipe.drained();
     attacking = false;
     await Promise.all(attackers);
-    expect(sent).toBeGreaterThan(20);
+    expect(sent).toBeGreaterThanOrEqual(12);
 
     const logs = await transferLogs();
     expect(logs.length).toBeGreaterThanOrEqual(7);
