@@ -6,7 +6,9 @@
  *
  * The page reads the API's own `/v1` endpoints and `/status`; deposits and withdrawals
  * per day, which no `/v1` endpoint answers per day, come from `GET /dashboard/api/flows/{slug}`
- * (the documented `volume_daily` view).
+ * (the documented `volume_daily` view), and the holders per chain right now from
+ * `GET /dashboard/api/holders/{slug}` (the `balances` view): holders-history samples ended hours
+ * only, so a chain whose holders all arrived this hour (Solana on a fresh devnet) had no line.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,7 +39,16 @@ export function prefersHtml(ctx: Context): boolean {
 
 const SLUG = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** Adds `/`, `/dashboard/assets/*` and `/dashboard/api/flows/:slug` to `router`. */
+/** The slug of a dashboard API path, or a 400 answered (false). */
+function slugOf(ctx: Context): string | false {
+  const slug = ctx.params.slug;
+  if (SLUG.test(slug)) return slug;
+  ctx.status = 400;
+  ctx.body = { error: 'slug: letters, digits, _ . - (at most 64)', code: 'INVALID_PARAMETER' };
+  return false;
+}
+
+/** Adds `/`, `/dashboard/assets/*` and `/dashboard/api/{flows,holders}/:slug` to `router`. */
 export function mountDashboard(router: Router, deps: { store: Store }): void {
   const page = readFileSync(join(HERE, 'assets', 'index.html'));
   const files = new Map<string, { body: Buffer; type: string }>();
@@ -61,12 +72,8 @@ export function mountDashboard(router: Router, deps: { store: Store }): void {
     ctx.body = file.body;
   });
   router.get('/dashboard/api/flows/:slug', async (ctx) => {
-    const slug = ctx.params.slug;
-    if (!SLUG.test(slug)) {
-      ctx.status = 400;
-      ctx.body = { error: 'slug: letters, digits, _ . - (at most 64)', code: 'INVALID_PARAMETER' };
-      return;
-    }
+    const slug = slugOf(ctx);
+    if (slug === false) return;
     const db = deps.store.database;
     const rows = await deps.store.query<Record<string, string | number>>(
       `SELECT toUnixTimestamp(toDateTime(day, 'UTC')) AS day, deposits, withdrawals,
@@ -83,6 +90,22 @@ export function mountDashboard(router: Router, deps: { store: Store }): void {
         depositsUsd: Number(r.depositsUsd),
         withdrawalsUsd: Number(r.withdrawalsUsd),
       })),
+    };
+  });
+  router.get('/dashboard/api/holders/:slug', async (ctx) => {
+    const slug = slugOf(ctx);
+    if (slug === false) return;
+    const rows = await deps.store.query<{ chainId: number | string; holders: number | string }>(
+      `SELECT chain_id AS chainId, count() AS holders FROM ${deps.store.database}.balances
+       WHERE vault = {slug:String} AND balance_raw > 0 GROUP BY chain_id ORDER BY chain_id`,
+      { slug },
+    );
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = {
+      data: {
+        at: Math.floor(Date.now() / 1000),
+        chains: rows.map((r) => ({ chainId: Number(r.chainId), holders: Number(r.holders) })),
+      },
     };
   });
 }

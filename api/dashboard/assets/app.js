@@ -2,7 +2,8 @@
  * The dashboard page's script (plain browser JavaScript, no build step): reads the API's own
  * endpoints, draws one uPlot chart per figure and refreshes every few seconds. Each chart
  * container gets data-ready="true" and data-points=N once it is drawn with at least one point
- * (data-empty="true" when the data has none), which the browser test waits for.
+ * (data-empty="true" when the data has none), and data-series (JSON: points per series label),
+ * which the browser test reads.
  */
 (() => {
   const uPlot = window.uPlot;
@@ -68,6 +69,23 @@
       (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c],
     );
 
+  /**
+   * The y axis's width in CSS pixels: its widest label as drawn in the axis font, plus the tick
+   * and the gap. A fixed width cut the labels of large values at the canvas's left edge ("$12,000,000"
+   * shown as "000,000"). uPlot calls this again after it has formatted the labels (cycleNum > 1
+   * keeps the width found, so the layout converges).
+   */
+  function yAxisSize(u, values, axisIdx, cycleNum) {
+    const axis = u.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;
+    let width = 0;
+    u.ctx.save();
+    u.ctx.font = axis.font[0];
+    for (const v of values ?? []) width = Math.max(width, u.ctx.measureText(v).width);
+    u.ctx.restore();
+    return Math.ceil(width / devicePixelRatio + axis.ticks.size + axis.gap + 8);
+  }
+
   /** Draws (or updates) the chart of figure `name`: x = day (unix seconds), series = [{label, values, ...}]. */
   function draw(name, xs, series, opts = {}) {
     const fig = document.querySelector(`figure[data-chart="${name}"]`);
@@ -97,7 +115,7 @@
             {
               stroke: '#6b7380',
               grid: { stroke: '#eef0f3' },
-              size: 70,
+              size: yAxisSize,
               values: (_u, ticks) => ticks.map((t) => (opts.axis ? opts.axis(t) : num(t))),
             },
           ],
@@ -141,6 +159,15 @@
       fig.setAttribute('data-ready', 'true');
     }
     fig.setAttribute('data-points', String(points));
+    // Points per series, by label: what each line of the chart holds.
+    fig.setAttribute(
+      'data-series',
+      JSON.stringify(
+        Object.fromEntries(
+          series.map((s) => [s.label, s.values.filter((v) => v != null && Number.isFinite(v)).length]),
+        ),
+      ),
+    );
   }
 
   window.addEventListener('resize', () => {
@@ -185,10 +212,20 @@
     );
   }
 
-  function renderHolders(history) {
-    const xs = [...new Set(history.map((h) => h.day))].sort((a, b) => a - b);
-    const chains = [...new Set(history.map((h) => h.chainId))].sort((a, b) => a - b);
+  /**
+   * Holders per chain at the end of each day (the last ended hour) and right now (`current`, the
+   * last point): a chain whose holders all arrived within the hour has only that point.
+   */
+  function renderHolders(history, current) {
+    const days = [...new Set(history.map((h) => h.day))].sort((a, b) => a - b);
+    const xs = current.at > (days.at(-1) ?? 0) ? [...days, current.at] : days;
+    const chains = [
+      ...new Set([...history.map((h) => h.chainId), ...current.chains.map((c) => c.chainId)]),
+    ].sort((a, b) => a - b);
     const at = new Map(history.map((h) => [`${h.day}|${h.chainId}`, h.end]));
+    if (xs.at(-1) === current.at)
+      for (const c of chains)
+        at.set(`${current.at}|${c}`, current.chains.find((x) => x.chainId === c)?.holders ?? 0);
     const per = chains.map((c) => ({
       label: `${CHAIN_NAMES[c] ?? 'chain'} ${c}`,
       values: xs.map((d) => at.get(`${d}|${c}`) ?? null),
@@ -301,9 +338,10 @@
     loadingVault = true;
     try {
       const enc = encodeURIComponent(slug);
-      const [perf, holders, fees, flows, recent] = await Promise.all([
+      const [perf, holders, holdersNow, fees, flows, recent] = await Promise.all([
         getJson(`/v1/vaults/${enc}/performance-history`),
         getJson(`/v1/vaults/${enc}/holders-history`),
+        getJson(`/dashboard/api/holders/${enc}`),
         getJson('/v1/vaults/fees'),
         getJson(`/dashboard/api/flows/${enc}`),
         getJson('/v1/vaults/recent-transactions'),
@@ -312,7 +350,7 @@
       const vault = vaults.find((v) => v.slug === slug);
       if (vault) renderKpis(vault);
       renderPerformance(perf.data.history);
-      renderHolders(holders.data.history);
+      renderHolders(holders.data.history, holdersNow.data);
       const first = perf.data.history.reduce((m, d) => Math.min(m, d.day), Infinity);
       renderFees(
         fees.data.find((f) => f.slug === slug),
