@@ -2,7 +2,7 @@
  * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
  * [--max-logs 10000] [--latency-ms 0] [--timeout-s 600]` (tiny: 20,000 blocks, 200 events).
- * Serves a deterministic sparse chain on loopback (bench/sparse-chain.ts: `--events` share
+ * Serves a deterministic sparse chain on loopback (devnet/sparse-chain.ts: `--events` share
  * Transfer mints spread over `--blocks` blocks four a second, eth_getLogs answers capped at
  * `--max-logs` logs with Alchemy's suggested range), spawns the real CLI on it
  * (`bin/vaultstream.mjs start`, the devnet off) and times spawn -> every transfer stored (the
@@ -19,11 +19,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { numberToHex } from 'viem';
+import { type SparseChain, startSparseChain } from '../devnet/sparse-chain.ts';
 import { topicsOf } from '../ingest/evm/decode.ts';
 import { MAPPED_EVENTS } from '../ingest/evm/map.ts';
 import { peakRssMb, sum, tree } from './proc-tree.ts';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
-import { type SparseChain, startSparseChain } from './sparse-chain.ts';
 
 const { values, size, out } = benchArgs(
   'sparse-backfill',

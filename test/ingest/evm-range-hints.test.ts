@@ -1,11 +1,11 @@
 /**
  * The range a provider's eth_getLogs refusal suggests (core/evm-transport.ts rangeHint), read
  * from the providers' own wordings, and taken by the ingester's reader before any halving: over
- * HTTP against the sparse chain (bench/sparse-chain.ts), which refuses as Alchemy does.
+ * HTTP against the sparse chain (devnet/sparse-chain.ts), which refuses as Alchemy does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SparseChain, startSparseChain } from '../../bench/sparse-chain.ts';
 import { rangeHint, rpcAnswerFault } from '../../core/evm-transport.ts';
+import { type SparseChain, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { ChainReader } from '../../ingest/evm/chain.ts';
 import { topicsOf } from '../../ingest/evm/decode.ts';
 import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';

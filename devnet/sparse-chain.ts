@@ -1,6 +1,6 @@
 /**
- * A deterministic sparse EVM chain served as JSON-RPC on loopback, for the sparse-chain
- * benchmark (bench/sparse-backfill.ts) and tests: `blocks` blocks `blockTimeMs` apart (Arbitrum
+ * A deterministic sparse EVM chain served as JSON-RPC on loopback, a stand-in for a real chain's
+ * provider, for the sparse-chain benchmark (bench/sparse-backfill.ts) and tests: `blocks` blocks `blockTimeMs` apart (Arbitrum
  * makes about four a second), hashes with parent links, and `events` share `Transfer` logs (mints
  * to a few hundred holders) at blocks spread over the chain by a seeded generator. It answers
  * the methods the ingester calls (eth_blockNumber, eth_chainId, eth_getBlockByNumber, eth_getLogs,
@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeFunctionData, encodeFunctionResult, type Hex, numberToHex, toEventSelector } from 'viem';
-import { Rng } from '../devnet/sim/rng.ts';
-import { multicall3Abi } from '../ingest/evm/abis.ts';
+import { multicall3Abi } from './abis.ts';
+import { Rng } from './sim/rng.ts';
 
 export interface SparseChainOptions {
   blocks: number;
