@@ -86,7 +86,12 @@ async function timeIt(runs: number, f: () => Promise<void>): Promise<Timing> {
 /** Writes, settles and serves one dataset; returns its timings. */
 async function measure(ds: Dataset, runs: number) {
   const temp = mkdtempSync(join(tmpdir(), 'vs-bench-metrics-'));
-  const config = parseConfig({ dataDir: join(temp, 'data'), logLevel: 'warn' });
+  // maxStaleMs 0: a request after a version bump computes its answer (no previous answer served).
+  const config = parseConfig({
+    dataDir: join(temp, 'data'),
+    logLevel: 'warn',
+    api: { cache: { maxStaleMs: 0 } },
+  });
   const store = await createStore(config);
   let server: Server | undefined;
   try {

@@ -139,6 +139,23 @@ const TARGETS: Target[] = [
       ) GROUP BY vault`;
     },
   },
+  {
+    table: 'metrics_pending_redemptions',
+    columns: [
+      'vault',
+      'chain_id',
+      'queue',
+      'request_id',
+      'deadline',
+      'shares_raw',
+      'share_decimals',
+      'share_usd_e18',
+    ],
+    inputs: ['redemptions', 'rates', 'registry'],
+    select: (db, f) =>
+      `SELECT vault, chain_id, queue, request_id, deadline, shares_raw, share_decimals, share_usd_e18
+       FROM ${db}.pending_redemptions WHERE ${f(['redemptions', 'rates', 'registry'])}`,
+  },
 ];
 
 export interface SettleResult {

@@ -99,7 +99,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       });
     },
 
-    // SQL: as GET /vaults, plus views/plain/pending_redemptions.sql (api/read/vault-flows.ts;
+    // SQL: as GET /vaults, plus metrics_pending_redemptions (migration 020, settled from
+    // views/plain/pending_redemptions.sql; api/read/vault-flows.ts;
     // docs/queries/api-vault-numbers.sql).
     'GET /vaults/details': async (ctx, deps) => {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);

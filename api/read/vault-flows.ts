@@ -41,7 +41,7 @@ export interface PendingRedemptions {
 
 /**
  * vault slug -> its open redemption requests (not filled or cancelled, deadline after
- * now) from the `pending_redemptions` view: shares decimal-adjusted, and their value at
+ * now) from the `pending_redemptions` view (through `metrics_pending_redemptions`): shares decimal-adjusted, and their value at
  * the current share price, truncated once per chain.
  */
 export async function loadPendingShares(
@@ -49,13 +49,14 @@ export async function loadPendingShares(
   slugs: readonly string[],
   now: number,
 ): Promise<Map<string, PendingRedemptions>> {
-  // The view's `is_open` compares with the server's clock; the deadline is compared here with the API clock.
+  // The requests as pending_redemptions gives them, settled into metrics_pending_redemptions
+  // (views/settle.ts); the deadline is compared here with the API clock.
   const rows = await store.query<{ vault: string; shares: string; value: string }>(
     `SELECT vault, toString(sum(shares_e18)) AS shares, toString(sum(value_e18)) AS value FROM (
-       SELECT vault, chain_id, any(share_decimals) AS dec, any(share_usd_e18) AS share_usd,
+       SELECT toString(vault) AS vault, chain_id, any(share_decimals) AS dec, any(share_usd_e18) AS share_usd,
          toInt256(sum(shares_raw)) * toInt256(concat('1', repeat('0', 18 - dec))) AS shares_e18,
          intDiv(share_usd * toInt256(sum(shares_raw)), toInt256(concat('1', repeat('0', dec)))) AS value_e18
-       FROM ${store.database}.pending_redemptions
+       FROM ${store.database}.metrics_pending_redemptions FINAL
        WHERE vault IN {slugs:Array(String)} AND deadline > toDateTime({now:UInt32})
        GROUP BY vault, chain_id
      ) GROUP BY vault`,

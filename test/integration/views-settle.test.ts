@@ -110,12 +110,7 @@ async function expectSettledEqualsViews(): Promise<string> {
   let all = '';
   for (const t of settledTables(db)) {
     const cols = t.columns.map((c) => `toString(${c})`).join(', ');
-    const order = t.columns.slice(
-      0,
-      t.table === 'metrics_vault_current' ? 1 : t.table === 'metrics_vault_daily' ? 2 : 3,
-    );
-    const q = (from: string) =>
-      `SELECT arrayStringConcat([${cols}], '|') AS r FROM ${from} ORDER BY ${order.join(', ')}`;
+    const q = (from: string) => `SELECT arrayStringConcat([${cols}], '|') AS r FROM ${from} ORDER BY r`;
     const fromViews = (await store.query<{ r: string }>(q(`(${t.select})`))).map((x) => x.r);
     const fromTable = (await store.query<{ r: string }>(q(`${db}.${t.table} FINAL`))).map((x) => x.r);
     expect(fromTable, t.table).toEqual(fromViews);
@@ -233,6 +228,32 @@ describe('the settled metrics tables equal their views', () => {
     const after = await expectSettledEqualsViews();
     expect(Number(await priceChain())).toBe(1);
     expect(after).not.toBe(before);
+    before = after;
+  });
+
+  it('after redemption requests, one of them later filled (metrics_pending_redemptions)', async () => {
+    const request = (id: string, kind: string, amount: number) => ({
+      ...ev('sa', 98866, TODAY - 3600),
+      queue: '0x00000000000000000000000000000000000000ee',
+      kind,
+      request_id: id,
+      user: '0x00000000000000000000000000000000000000a1',
+      offer_token: `0x${'7a'.repeat(20)}`,
+      want_token: USDC,
+      amount: String(amount),
+      min_price: '1000000',
+      want_decimals: 6,
+      deadline: TODAY + 30 * DAY,
+    });
+    await store.insert('redemptions_raw', [
+      request('1', 'REQUEST', 1_000_000),
+      request('2', 'REQUEST', 2_000_000),
+    ]);
+    const open = await expectSettledEqualsViews();
+    expect(open).toContain('|2000000|');
+    await store.insert('redemptions_raw', [request('2', 'FILL', 2_000_000)]);
+    const after = await expectSettledEqualsViews();
+    expect(after).not.toContain('|2000000|');
     before = after;
   });
 
