@@ -99,7 +99,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       });
     },
 
-    // SQL: as GET /vaults, plus metrics_pending_redemptions (migration 020, settled from
+    // SQL: as GET /vaults, plus metrics_pending_redemptions (migration 021, settled from
     // views/plain/pending_redemptions.sql; api/read/vault-flows.ts;
     // docs/queries/api-vault-numbers.sql).
     'GET /vaults/details': async (ctx, deps) => {
