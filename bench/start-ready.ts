@@ -36,12 +36,16 @@ export function duBytes(dir: string): number {
   return Number.isFinite(kib) ? kib * 1024 : 0;
 }
 
-/** Starts `vaultstream start` with `env` over the default config and resolves once `/readyz` answers 200. */
+/**
+ * Starts `vaultstream start` with `env` over the default config and resolves once `/readyz`
+ * answers 200; `root` is the checkout run (default this one; e.g. an older commit's, to compare).
+ */
 export async function startUntilReady(
   env: Record<string, string> = {},
   timeoutMs = 300_000,
+  root = ROOT,
 ): Promise<ReadyService> {
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], {
     stdio: ['ignore', 2, 2],
   });
   const base = mkdtempSync(join(tmpdir(), 'vaultstream-ready-'));
@@ -52,9 +56,9 @@ export async function startUntilReady(
   // What `npm start` runs once dist/ is built (package.json's start script).
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=16', join(ROOT, 'bin', 'vaultstream.mjs'), 'start'],
+    ['--max-semi-space-size=16', join(root, 'bin', 'vaultstream.mjs'), 'start'],
     {
-      cwd: ROOT,
+      cwd: root,
       env: {
         ...process.env,
         VAULTSTREAM_RUNTIME: 'compiled',
