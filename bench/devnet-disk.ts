@@ -3,13 +3,14 @@
  * it (bench/start-ready.ts: the default config, the devnet with its 45 days and a live tick
  * every 3 s), measured at `/readyz` 200 and then every `--sample-s` seconds for `--minutes` of
  * live running: the data directory (bus log, chDB, checkpoints, ground truth) and the anvil
- * nodes' HOMEs. A day is extrapolated from the growth while live, measured from `--settle-min`
- * on (the store keeps merged-away parts for 8 minutes, ClickHouse's old_parts_lifetime, so the
- * first minutes grow faster than any later ones) as the growth of the size's floor (it swings
- * by tens of MB as parts merge), added to the highest size seen; target ≤ 1 GB. Also the anvil nodes'
- * resident memory at the end, which their state bound keeps flat (devnet/run.ts `keptStates`).
+ * nodes' HOMEs. A day is extrapolated from the growth while live, from `--settle-min` on: the
+ * bus log's (it only grows: the slope of its size) plus the rest's floor (the store swings by
+ * tens of MB as parts merge and the merged-away ones expire, a saw tooth of a few minutes: the
+ * smallest sample of the second half over the first half's), added to the highest size seen;
+ * target ≤ 1 GB. Also the anvil nodes' resident memory at the end, which their state bound
+ * keeps flat (devnet/run.ts `keptStates`).
  *
- *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 16] [--settle-min 8] [--sample-s 30]
+ *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 16] [--settle-min 4] [--sample-s 30]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -21,7 +22,7 @@ const { values, size, out } = benchArgs(
   { minutes: undefined, 'sample-s': undefined, 'settle-min': undefined },
   {
     tiny: { minutes: '0.25', 'sample-s': '5', 'settle-min': '0' },
-    full: { minutes: '16', 'sample-s': '30', 'settle-min': '8' },
+    full: { minutes: '16', 'sample-s': '30', 'settle-min': '4' },
   },
 );
 const tiny = size === 'tiny';
@@ -44,7 +45,7 @@ function anvilRss(tmp: string): number {
 
 const loadBefore = loadavg();
 const svc = await startUntilReady(tiny ? { VAULTSTREAM__devnet__backfillDays: '1' } : {});
-const samples: { s: number; dataDir: number; anvilHomes: number }[] = [];
+const samples: { s: number; dataDir: number; bus: number; anvilHomes: number }[] = [];
 const t0 = performance.now();
 let rss = 0;
 try {
@@ -66,19 +67,36 @@ try {
 }
 
 type Sample = (typeof samples)[number];
+/** Least-squares slope of `y` over the samples' times, bytes per second. */
+function slope(xs: Sample[], y: (s: Sample) => number): number {
+  const n = xs.length;
+  if (n < 2) return 0;
+  const mx = xs.reduce((a, s) => a + s.s, 0) / n;
+  const my = xs.reduce((a, s) => a + y(s), 0) / n;
+  const num = xs.reduce((a, s) => a + (s.s - mx) * (y(s) - my), 0);
+  const den = xs.reduce((a, s) => a + (s.s - mx) ** 2, 0);
+  return den > 0 ? num / den : 0;
+}
 const total = (s: Sample) => s.dataDir + s.anvilHomes;
 const first = samples[0];
 const last = samples[samples.length - 1];
-// The store's size swings by tens of MB as parts are merged and the merged-away ones expire;
-// what stays is its floor. Growth: the floor (smallest sample) of the second half of the
-// settled samples over the first half's, per the time between the halves.
+// Two parts grow differently. The bus log only grows (appends, no retention): its growth is the
+// least-squares slope of its size. The rest (mostly the store) swings by tens of MB as parts
+// merge and the merged-away ones expire (a saw tooth of a few minutes): its growth is that of
+// its floor, the smallest sample of the second half of the settled samples over the first's.
 const settled = samples.filter((s) => s.s >= Number(values['settle-min']) * 60);
 const half = Math.floor(settled.length / 2);
 const [early, late] = [settled.slice(0, half), settled.slice(half)];
-const floor = (xs: Sample[]) => Math.min(...xs.map(total));
+const rest = (s: Sample) => total(s) - s.bus;
+const floor = (xs: Sample[]) => Math.min(...xs.map(rest));
 const halfSeconds = late.length && early.length ? late[0].s - early[0].s : 0;
-const perSecond = halfSeconds > 0 ? Math.max(0, (floor(late) - floor(early)) / halfSeconds) : 0;
-// A day: the highest sample while live, plus the floor's growth over the rest of the day.
+const restPerSecond = halfSeconds > 0 ? Math.max(0, (floor(late) - floor(early)) / halfSeconds) : 0;
+const busPerSecond = Math.max(
+  0,
+  slope(settled, (s) => s.bus),
+);
+const perSecond = busPerSecond + restPerSecond;
+// A day: the highest sample while live, plus the growth over the rest of the day.
 const peak = Math.max(...settled.map(total), total(last));
 const day = peak + perSecond * Math.max(0, 86_400 - last.s);
 const minutes = round((last.s - (settled[0]?.s ?? 0)) / 60, 1);
@@ -95,8 +113,9 @@ writeReport(out, {
       round(peak / MB, 1),
       'MB',
     ),
+    row(`npm start: bus log growth while live`, round((busPerSecond * 3600) / MB, 1), 'MB/hour'),
     row(
-      `npm start: disk floor growth while live (${minutes} min from minute ${values['settle-min']})`,
+      `npm start: disk growth while live (bus log + the store's floor, ${minutes} min from minute ${values['settle-min']})`,
       round((perSecond * 3600) / MB, 1),
       'MB/hour',
     ),
@@ -112,6 +131,7 @@ writeReport(out, {
   samples: samples.map((s) => ({
     s: round(s.s, 1),
     dataDirMB: round(s.dataDir / MB, 2),
+    busMB: round(s.bus / MB, 2),
     anvilHomesMB: round(s.anvilHomes / MB, 2),
   })),
   node: process.version,

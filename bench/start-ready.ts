@@ -21,7 +21,7 @@ export interface ReadyService {
   dataDir: string;
   tmp: string;
   /** Bytes on disk under the data directory and under the anvil homes. */
-  diskBytes(): { dataDir: number; anvilHomes: number };
+  diskBytes(): { dataDir: number; bus: number; anvilHomes: number };
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s); removes the directories. */
   stop(): Promise<void>;
 }
@@ -107,6 +107,7 @@ export async function startUntilReady(
           tmp,
           diskBytes: () => ({
             dataDir: duBytes(dataDir),
+            bus: duBytes(join(dataDir, 'bus')),
             anvilHomes: anvilHomes().reduce((s, h) => s + duBytes(join(tmp, h)), 0),
           }),
           stop,
