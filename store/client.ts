@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { Config } from '../core/config.ts';
 import { processFilesDir } from '../core/lock.ts';
-import { createLane, type Lane, runCancellable } from './chdb-lane.ts';
+import { createLane, type Lane, runCancellable, unescapeParam } from './chdb-lane.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface RawQueryOptions {
@@ -32,7 +32,7 @@ export interface RawQueryOptions {
   /**
    * Values of the statement's `{name:Type}` parameters, as ClickHouse's HTTP interface takes them
    * (`param_name`, in the escaped text form); bound by the engine, never spliced into the text.
-   * Embedded store: analysts' queries only.
+   * Embedded store: analysts' queries only; a ClickHouse server binds them for any query.
    */
   params?: Record<string, string>;
 }
@@ -280,6 +280,9 @@ export async function createStore(cfg: Config): Promise<Store> {
               query: sql,
               abort_signal: opts.signal,
               clickhouse_settings: { default_format: opts.format ?? 'TabSeparated' } as never,
+              query_params: opts.params
+                ? Object.fromEntries(Object.entries(opts.params).map(([k, v]) => [k, unescapeParam(v)]))
+                : undefined,
             });
             const chunks: Buffer[] = [];
             for await (const chunk of res.stream) chunks.push(Buffer.from(chunk as Buffer));
