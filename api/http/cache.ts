@@ -22,12 +22,6 @@ const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 
 export {
-  type RespondOptions,
-  respondCached,
-  routeOf,
-  type ServedAnswer,
-} from './cache-respond.ts';
-export {
   acceptableEncoding,
   compression,
   type Encoding,

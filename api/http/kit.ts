@@ -9,14 +9,8 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
-import {
-  acceptableEncoding,
-  compression,
-  type LoadResult,
-  type RespondOptions,
-  ResponseCache,
-  respondCached,
-} from './cache.ts';
+import { acceptableEncoding, compression, type LoadResult, ResponseCache } from './cache.ts';
+import { type RespondOptions, respondCached } from './cache-respond.ts';
 import { serveDocs, serveOpenApi } from './docs.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { createFastPath, type FastPath } from './fast.ts';

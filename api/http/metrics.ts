@@ -13,7 +13,8 @@
 import type { Middleware } from 'koa';
 import { Counter, Histogram } from 'prom-client';
 import { registry } from '../../core/metrics.ts';
-import { type LookupResult, routeOf } from './cache.ts';
+import type { LookupResult } from './cache.ts';
+import { routeOf } from './cache-respond.ts';
 
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 

@@ -8,7 +8,6 @@
  * asset's day.
  */
 import type { RegistryVault } from './registry.ts';
-import type { DailyAsset } from './vault-data.ts';
 import { decimalE18, fromE18, mulRaw } from './vault-numbers.ts';
 
 /** A liquid asset balance held by the vault, raw units. */
@@ -52,6 +51,15 @@ export function liveLiquidFundsE18(
     total += mulRaw(prices.get(key) ?? decimalE18(a.price), held.amount, a.decimals);
   }
   return total;
+}
+
+/** One asset of a vault's composition on a UTC day: its price, APYs and weight. */
+export interface DailyAsset {
+  slug: string;
+  priceE18: bigint;
+  apy7dE18: bigint | null;
+  apy30dE18: bigint | null;
+  weightE18: bigint | null;
 }
 
 /** The output form of a yield asset's day (performance-history `assets`); a member the snapshot lacks is 0. */

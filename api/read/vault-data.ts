@@ -11,7 +11,7 @@
  */
 import type { Store } from '../../store/client.ts';
 import type { ApyBlock } from './history-types.ts';
-import { type LiquidPrices, liquidKey } from './vault-composition.ts';
+import { type DailyAsset, type LiquidPrices, liquidKey } from './vault-composition.ts';
 
 /** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
 export interface DailyNav {
@@ -20,14 +20,6 @@ export interface DailyNav {
 }
 
 /** One yield asset on one day (`composition_daily`), exact e18 values. */
-export interface DailyAsset {
-  slug: string;
-  priceE18: bigint;
-  apy7dE18: bigint | null;
-  apy30dE18: bigint | null;
-  weightE18: bigint | null;
-}
-
 /** One UTC day of a vault from the views; absent members are 0 / empty there. */
 export interface VaultDay {
   tvlE18: bigint;

@@ -47,7 +47,16 @@ export interface PipelineOptions {
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const own = !opts.dataDir;
   const dataDir = opts.dataDir ?? join(mkdtempSync(join(tmpdir(), 'vs-solana-')), 'data');
-  const config = parseConfig({ ...opts.config, dataDir, streams: { maxWaitMs: 20 } });
+  // These suites read back what they just stored: no answer of an earlier data version
+  // (api.cache.maxStaleMs, the live API's grace) stands in for the new one.
+  const api = (opts.config.api ?? {}) as Record<string, unknown>;
+  const cache = (api.cache ?? {}) as Record<string, unknown>;
+  const config = parseConfig({
+    ...opts.config,
+    api: { ...api, cache: { maxStaleMs: 0, ...cache } },
+    dataDir,
+    streams: { maxWaitMs: 20 },
+  });
   const bus = await createBus(config, silentLogger);
   await bus.connect();
   const codec = createCodec(config);
