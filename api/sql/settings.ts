@@ -103,6 +103,8 @@ export const ENGINE_SETTINGS: Record<string, Check> = {
   // Query shape a client may choose; none reads or writes outside the query.
   extremes: bool,
   join_use_nulls: bool,
+  // Grafana's row limit: caps the rows a query returns (0: no cap beyond the server's).
+  limit: uint(1_000_000_000),
   result_overflow_mode: oneOf('throw', 'break'),
   timeout_overflow_mode: oneOf('throw', 'break'),
 };
@@ -125,6 +127,9 @@ export const HTTP_SETTINGS = new Set([
   'add_http_cors_header',
   'client_protocol_version',
   'role',
+  // Insert settings JDBC v2 sends with every request: nothing here inserts.
+  'async_insert',
+  'wait_for_async_insert',
 ]);
 
 /** URL parameters that are not settings. */

@@ -165,6 +165,10 @@ describe("the issue's requests are refused, and nothing happens on the side", ()
       'max_result_rows=1000',
       'max_execution_time=60',
       'readonly=1',
+      // Grafana's row limit, JDBC v2's insert settings.
+      'limit=1000',
+      'async_insert=1',
+      'wait_for_async_insert=1',
     ].join('&');
     const res = await post(
       params,
