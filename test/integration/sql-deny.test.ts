@@ -11,15 +11,15 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
+import type { SqlHttp } from '../../api/sql/server.ts';
 import { CAPS, ENGINE_SETTINGS, HTTP_SETTINGS, NOT_SETTINGS } from '../../api/sql/settings.ts';
-import { parseConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { createStore, type Store } from '../../store/client.ts';
+import type { Store } from '../../store/client.ts';
+import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-deny-'));
 const victim = join(dir, 'victim.txt');
 const secret = 'secret-content-0123456789';
+let sql: SqlServer;
 let store: Store;
 let http: SqlHttp;
 let listener: Server;
@@ -46,21 +46,15 @@ beforeAll(async () => {
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
   const addr = listener.address();
   registry = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const cfg = parseConfig({ dataDir: join(dir, 'data') });
-  store = await createStore(cfg);
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
-  await store.command(`CREATE TABLE ${store.database}.t (id UInt32) ENGINE = MergeTree ORDER BY id`);
-  await store.command(`INSERT INTO ${store.database}.t SELECT number FROM numbers(10)`);
-  http = await startSqlHttp({
-    store,
-    log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
+  sql = await startSqlServer(join(dir, 'data'), async (s) => {
+    await s.command(`CREATE TABLE ${s.database}.t (id UInt32) ENGINE = MergeTree ORDER BY id`);
+    await s.command(`INSERT INTO ${s.database}.t SELECT number FROM numbers(10)`);
   });
+  ({ store, http } = sql);
 });
 
 afterAll(async () => {
-  await http?.close();
-  await store?.close();
+  await sql?.close();
   await new Promise<void>((r) => listener.close(() => r()));
   rmSync(dir, { recursive: true, force: true });
 });

@@ -10,14 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
-import { parseConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import type { SqlHttp } from '../../api/sql/server.ts';
 import { clearLeftOutput } from '../../store/chdb-output.ts';
-import { createStore, type Store } from '../../store/client.ts';
+import type { Store } from '../../store/client.ts';
 import { currentStates } from '../../streams/dedup.ts';
+import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-iso-'));
+let sql: SqlServer;
 let store: Store;
 let http: SqlHttp;
 const CHAIN = 8453;
@@ -26,28 +26,22 @@ const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const pending = `${CHAIN}:${hash(7)}:3`;
 
 beforeAll(async () => {
-  const cfg = parseConfig({ dataDir: dir });
-  store = await createStore(cfg);
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
-  // The columns of transfers_raw (views/migrations/001_raw_tables.sql) the consumer's lookup reads.
-  await store.command(
-    `CREATE TABLE ${store.database}.transfers_raw (event_id String, chain_id UInt32, block_number UInt64, ` +
-      'removed UInt8, ver UInt64, vault LowCardinality(String)) ENGINE = ReplacingMergeTree(ver, removed) ' +
-      'ORDER BY (vault, chain_id, block_number, event_id)',
-  );
-  await store.command(
-    `INSERT INTO ${store.database}.transfers_raw VALUES ('${CHAIN}:${hash(5)}:0', ${CHAIN}, 100, 0, 1, 'v1')`,
-  );
-  http = await startSqlHttp({
-    store,
-    log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
+  sql = await startSqlServer(dir, async (s) => {
+    // The columns of transfers_raw (views/migrations/001_raw_tables.sql) the consumer's lookup reads.
+    await s.command(
+      `CREATE TABLE ${s.database}.transfers_raw (event_id String, chain_id UInt32, block_number UInt64, ` +
+        'removed UInt8, ver UInt64, vault LowCardinality(String)) ENGINE = ReplacingMergeTree(ver, removed) ' +
+        'ORDER BY (vault, chain_id, block_number, event_id)',
+    );
+    await s.command(
+      `INSERT INTO ${s.database}.transfers_raw VALUES ('${CHAIN}:${hash(5)}:0', ${CHAIN}, 100, 0, 1, 'v1')`,
+    );
   });
+  ({ store, http } = sql);
 });
 
 afterAll(async () => {
-  await http?.close();
-  await store?.close();
+  await sql?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -9,33 +9,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
-import { parseConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { createStore, type Store } from '../../store/client.ts';
+import type { SqlHttp } from '../../api/sql/server.ts';
+import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-proto-'));
-let store: Store;
+let sql: SqlServer;
 let http: SqlHttp;
 
 beforeAll(async () => {
-  const cfg = parseConfig({ dataDir: dir });
-  store = await createStore(cfg);
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
-  await store.command(
-    `CREATE TABLE ${store.database}.t (slug LowCardinality(String), n UInt32) ENGINE = MergeTree ORDER BY slug`,
-  );
-  await store.command(`INSERT INTO ${store.database}.t VALUES ('a\\tb', 1), ('ndev0', 2)`);
-  http = await startSqlHttp({
-    store,
-    log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
+  sql = await startSqlServer(dir, async (s) => {
+    await s.command(
+      `CREATE TABLE ${s.database}.t (slug LowCardinality(String), n UInt32) ENGINE = MergeTree ORDER BY slug`,
+    );
+    await s.command(`INSERT INTO ${s.database}.t VALUES ('a\\tb', 1), ('ndev0', 2)`);
   });
+  http = sql.http;
 });
 
 afterAll(async () => {
-  await http?.close();
-  await store?.close();
+  await sql?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
