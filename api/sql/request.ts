@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
+import { decompressBlocks } from './compressed-blocks.ts';
 import { ClickHouseHttpError } from './protocol.ts';
 
 export function credentials(
@@ -35,8 +36,11 @@ const INFLATERS: Record<string, () => Transform> = {
 const tooLarge = (max: number) =>
   new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
 
-/** The body as text, at most `max` bytes both as sent and inflated; refused as soon as it is more. */
-export async function readBody(req: IncomingMessage, max: number): Promise<string> {
+/**
+ * The body as text, at most `max` bytes both as sent and inflated; refused as soon as it is more.
+ * With `blocks` (the `decompress=1` parameter) the body is ClickHouse compressed blocks.
+ */
+export async function readBody(req: IncomingMessage, max: number, blocks = false): Promise<string> {
   const enc = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();
@@ -84,5 +88,6 @@ export async function readBody(req: IncomingMessage, max: number): Promise<strin
     }
   });
   await done;
-  return Buffer.concat(chunks).toString('utf8');
+  const body = Buffer.concat(chunks);
+  return (blocks ? decompressBlocks(body, max) : body).toString('utf8');
 }

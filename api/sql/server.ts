@@ -32,6 +32,7 @@ import {
 import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
 import { literal } from '../../store/tsv.ts';
 import { createAdmission } from './admission.ts';
+import { compressBlocks } from './compressed-blocks.ts';
 import { ClickHouseHttpError, contentType, errorBody, resultRows } from './protocol.ts';
 import { credentials, readBody } from './request.ts';
 import { clientSettings } from './settings.ts';
@@ -196,7 +197,10 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     const ran: string[] = [];
     try {
       release = await admission.enter(abort.signal);
-      const body = req.method === 'POST' ? await readBody(req, http.maxQueryBytes) : '';
+      const body =
+        req.method === 'POST'
+          ? await readBody(req, http.maxQueryBytes, params.get('decompress') === '1')
+          : '';
       query = [params.get('query') ?? '', body].filter((s) => s !== '').join('\n');
       if (query.length > http.maxQueryBytes) throw new ClickHouseHttpError(1000, 'Query is too large');
       if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
@@ -235,7 +239,8 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
           elapsed_ns: String(Math.round(result.elapsedMs * 1e6)),
         }),
       };
-      let out = result.bytes;
+      // compress=1: the answer in ClickHouse's compressed blocks (the JDBC v2 driver asks for it).
+      let out = params.get('compress') === '1' ? compressBlocks(result.bytes) : result.bytes;
       const accept = String(req.headers['accept-encoding'] ?? '');
       if (params.get('enable_http_compression') === '1') {
         const enc = ['gzip', 'deflate', 'br'].find((e) =>
