@@ -7,17 +7,17 @@
  * checkpoint of another chain (another genesis) is refused by name.
  */
 import { join } from 'node:path';
-import { createPublicClient, type Hex, http, maxUint256 } from 'viem';
+import { createPublicClient, type Hex, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
 import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
-import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
+import type { DevnetAddresses } from '../../devnet/deploy.ts';
 import { type EvmIngest, startEvmIngest } from '../../ingest/evm/index.ts';
-import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
-import { anvilRpc, localChain, openBus, readFamily, sendTx, usdcVault } from './evm-support.ts';
+import type { Pipeline } from '../support/standins/pipeline.ts';
+import { anvilRpc, openBus, readFamily, sendTx } from './evm-support.ts';
+import { depositIntoVault, startVaultChain } from './evm-vault-chain.ts';
 
-const deployer = anvilAccount(0);
 const [alice, bob, carol, dave] = [1, 2, 3, 4].map((i) => anvilAccount(i));
 const WINDOW = 16;
 /** The chain's confirmations: blocks within this depth of the head are not ingested yet. */
@@ -45,27 +45,8 @@ const caughtUp = async () => {
 };
 
 beforeAll(async () => {
-  node = await startAnvil({ chainId: 31337 });
-  d = await deployVaultSystem(url(), { vaults: 1 });
-  const v = d.vaults[0];
-  pipe = await startPipeline({
-    config: {
-      chains: [
-        localChain({
-          name: 'devnet',
-          rpcUrls: [url()],
-          confirmations: CONF,
-          reorgWindow: WINDOW,
-          maxBlockRange: 1000,
-          atomicQueues: [v.queueVeda, v.queueNucleus],
-        }),
-      ],
-      vaults: [usdcVault({ slug: 'v0', name: 'v0', ...v, teller: v.tellerVeda, usdc: d.asset })],
-    },
-  });
-  await sendTx(url(), deployer, d.asset, dv.mockUsdcAbi as never, 'mint', [alice.address, 1_000_000_000n]);
-  await sendTx(url(), alice, d.asset, dv.mockUsdcAbi as never, 'approve', [v.share, maxUint256]);
-  await sendTx(url(), alice, v.tellerVeda, dv.tellerVedaAbi as never, 'deposit', [d.asset, 100_000_000n, 0n]);
+  ({ node, d, pipe } = await startVaultChain({ confirmations: CONF, reorgWindow: WINDOW }));
+  await depositIntoVault({ node, d, pipe }, alice, 1_000_000_000n, 100_000_000n);
   await transfer(alice, bob.address, 10_000_000n);
   await mine(CONF);
   ingest = startEvmIngest({ config: pipe.config, bus: pipe.bus, codec: pipe.codec, log: silentLogger });

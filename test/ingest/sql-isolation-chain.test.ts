@@ -7,20 +7,20 @@
  * After it, every stored transfer equals the chain's Transfer logs and every balance its
  * `balanceOf`.
  */
-import { createPublicClient, type Hex, http, maxUint256 } from 'viem';
+import { createPublicClient, type Hex, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
 import { silentLogger } from '../../core/log.ts';
 import * as dv from '../../devnet/abis.ts';
-import { type AnvilNode, anvilAccount, startAnvil } from '../../devnet/anvil.ts';
-import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';
+import { type AnvilNode, anvilAccount } from '../../devnet/anvil.ts';
+import type { DevnetAddresses } from '../../devnet/deploy.ts';
 import { type EvmIngest, startEvmIngest } from '../../ingest/evm/index.ts';
-import { type Pipeline, startPipeline } from '../support/standins/pipeline.ts';
-import { anvilRpc, localChain, sendTx, usdcVault } from './evm-support.ts';
+import type { Pipeline } from '../support/standins/pipeline.ts';
+import { anvilRpc, sendTx } from './evm-support.ts';
+import { depositIntoVault, startVaultChain } from './evm-vault-chain.ts';
 
 const CHAIN = 31337;
 const CONF = 3;
-const deployer = anvilAccount(0);
 const holders = [1, 2, 3, 4].map((i) => anvilAccount(i));
 const lc = (a: string) => a.toLowerCase();
 
@@ -38,36 +38,14 @@ const transferLogs = () =>
   pub().getContractEvents({ address: share(), abi: dv.boringVaultAbi, eventName: 'Transfer', fromBlock: 0n });
 
 beforeAll(async () => {
-  node = await startAnvil({ chainId: CHAIN });
-  d = await deployVaultSystem(url(), { vaults: 1 });
-  const v = d.vaults[0];
-  pipe = await startPipeline({
-    config: {
-      chains: [
-        localChain({
-          name: 'devnet',
-          rpcUrls: [url()],
-          confirmations: CONF,
-          maxBlockRange: 1000,
-          atomicQueues: [v.queueVeda, v.queueNucleus],
-        }),
-      ],
-      vaults: [usdcVault({ slug: 'v0', name: 'v0', ...v, teller: v.tellerVeda, usdc: d.asset })],
-    },
-  });
+  ({ node, d, pipe } = await startVaultChain({ confirmations: CONF }));
   sql = await startSqlHttp({
     store: pipe.store,
     log: silentLogger,
     settings: { ...pipe.config.sql, http: { ...pipe.config.sql.http, port: 0, maxConcurrentQueries: 4 } },
   });
   const [alice] = holders;
-  await sendTx(url(), deployer, d.asset, dv.mockUsdcAbi as never, 'mint', [alice.address, 10_000_000_000n]);
-  await sendTx(url(), alice, d.asset, dv.mockUsdcAbi as never, 'approve', [v.share, maxUint256]);
-  await sendTx(url(), alice, v.tellerVeda, dv.tellerVedaAbi as never, 'deposit', [
-    d.asset,
-    1_000_000_000n,
-    0n,
-  ]);
+  await depositIntoVault({ node, d, pipe }, alice, 10_000_000_000n, 1_000_000_000n);
   ingest = startEvmIngest({ config: pipe.config, bus: pipe.bus, codec: pipe.codec, log: silentLogger });
 }, 180_000);
 
