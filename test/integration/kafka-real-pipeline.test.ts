@@ -7,7 +7,6 @@
  * mid-stream. Every view then matches the ground truth: nothing lost, nothing counted twice.
  * The same scenario on the mock cluster is test/integration/pipeline-kafka.test.ts.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import { KafkaBus } from '../../bus/kafka.ts';
 import { parseConfig } from '../../core/config.ts';
 import { DATA_FAMILIES } from '../../schemas/families.ts';
 import { createStore } from '../../store/client.ts';
-import { type CliResult, ROOT, runCli } from '../support/cli.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { type RealKafka, realKafkaProblem, realKafkaVersion, startRealKafka } from '../support/kafka-real.ts';
 import { buildScenario, registryLines } from '../support/scenario.ts';
 import { expectMatchesTruth, viewSnapshot } from '../support/truth.ts';
@@ -31,23 +30,6 @@ const suite = problem ? describe.skip : describe;
 const name = problem
   ? `pipeline on a real Kafka broker skipped: ${problem}`
   : `pipeline on a real Kafka broker (Apache Kafka ${realKafkaVersion()} KRaft + chDB)`;
-
-/** `vaultstream ...` as a child process the test can act on while it runs. */
-function startCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done, stderr: () => stderr };
-}
 
 suite(name, () => {
   // Made in beforeAll: a skipped suite's body still runs, and would leave the directory behind.
@@ -110,7 +92,7 @@ suite(name, () => {
     expect(before).toBeGreaterThan(0);
 
     // A second consumer joins; it gets the partitions once the dead member's session expires.
-    const resumed = startCli(['streams', '--until-drained'], { ...env, LOG_LEVEL: 'info' });
+    const resumed = spawnCli(['streams', '--until-drained'], { ...env, LOG_LEVEL: 'info' });
     // Mid-stream (some of the backlog committed, some not): the broker is killed and restarted.
     let lag = before;
     const deadline = Date.now() + 90_000;

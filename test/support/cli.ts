@@ -1,5 +1,5 @@
 /** Runs the `vaultstream` command in a child process, as an operator would. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,28 +12,41 @@ export interface CliResult {
   stderr: string;
 }
 
+/** `vaultstream ...` as a child process the test can act on while it runs; `done` settles when it exits. */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<CliResult>; stderr: () => string } {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done, stderr: () => stderr };
+}
+
+/** `vaultstream ...` run to its end; killed and rejected after `timeoutMs`. */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 120_000,
 ): Promise<CliResult> {
+  const { child, done, stderr } = spawnCli(args, env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`vaultstream ${args.join(' ')} timed out; stderr: ${stderr.slice(-2000)}`));
+      reject(new Error(`vaultstream ${args.join(' ')} timed out; stderr: ${stderr().slice(-2000)}`));
     }, timeoutMs);
-    child.on('close', (code, signal) => {
+    done.then((r) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve(r);
     });
   });
 }
