@@ -30,13 +30,14 @@ import { fileURLToPath } from 'node:url';
 import { HANDLERS } from '../api/handlers/index.ts';
 import type { EndpointKey } from '../api/http/responses.ts';
 import { createApp, listen } from '../api/server.ts';
-import { parseConfig, vaultSchema } from '../core/config.ts';
+import { parseConfig } from '../core/config.ts';
 import { createStore, type Store } from '../store/client.ts';
 import { migrate } from '../views/migrate.ts';
 import { writeServiceSettings } from '../views/settings.ts';
 import { settleMetrics } from '../views/settle.ts';
 import { load } from './load.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
+import { benchAddress, benchRegistryRow, benchSlugSql, benchVaultSql } from './vault-registry.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const DAY = 86_400;
@@ -51,50 +52,24 @@ export async function generate(dataDir: string, vaults: number, holders: number)
   await migrate(store, { database: db, cluster: '' });
   const now = Math.floor(Date.now() / 1000);
   const yearAgo = Math.floor(now / DAY) * DAY - 365 * DAY;
-  const address = (i: number, base: number) => `0x${(base + i).toString(16).padStart(40, '0')}`;
+  const usdc = benchAddress(1, 0xc0ffee);
   await store.insert(
     'registry_raw',
     Array.from({ length: vaults }, (_, i) => {
-      const slug = `bench-${String(i).padStart(2, '0')}`;
       const mint = i % 5 === 0 ? `Mint${String(i).padStart(40, 'Z')}` : '';
-      const info = vaultSchema.parse({
-        slug,
-        name: `Bench ${i}`,
-        symbol: `B${i}`,
+      const solana = {
+        mintAddress: mint,
+        oftStoreAddress: '',
+        composerAddress: '',
         decimals: 6,
-        vaultAddress: address(i, 0x7a0000),
-        accountantAddress: address(i, 0xacc000),
-        chainIds: [98866, 1],
-        chain: {
-          primary: { startBlock: 0, accountantType: 'hub' },
-          mainnet: { startBlock: 0, accountantType: 'spoke' },
-        },
-        ...(mint && {
-          solana: { mintAddress: mint, oftStoreAddress: '', composerAddress: '', decimals: 6, startBlock: 0 },
-        }),
-        liquidAssets: [
-          { contractAddress: address(1, 0xc0ffee), symbol: 'USDC', decimals: 6, chainId: 98866 },
-        ],
-      });
-      return {
-        slug,
-        status: 'active',
-        updated_at: '2026-01-01 00:00:00.000',
-        vault_address: info.vaultAddress,
-        name: info.name,
-        symbol: info.symbol,
-        decimals: 6,
-        chain_ids: info.chainIds,
-        solana_mint: mint,
-        base_asset_usd_price: '1',
-        base_asset_decimals: 6,
-        info: JSON.stringify(info),
+        startBlock: 0,
       };
+      return benchRegistryRow(i, { chainIds: [98866, 1], usdc, mint, vault: mint ? { solana } : {} });
     }),
   );
   // Per vault: a slug index `v`, its EVM address and (every fifth vault) a Solana mint.
-  const slug = (v: string) => `concat('bench-', leftPad(toString(${v}), 2, '0'))`;
-  const evm = (v: string) => `concat('0x', leftPad(lower(hex(${0x7a0000} + ${v})), 40, '0'))`;
+  const slug = benchSlugSql;
+  const evm = benchVaultSql;
   const mint = (v: string) => `concat('Mint', leftPad(toString(${v}), 40, 'Z'))`;
   const chainCols = (chain: string, t: string, n: string) =>
     `concat(toString(${chain}), ':0x', lower(hex(${n})), ':0') AS event_id, ${chain} AS chain_id, ${n} AS block_number,
@@ -131,7 +106,7 @@ export async function generate(dataDir: string, vaults: number, holders: number)
       apy7d, apy30d, weight, is_paused)
     SELECT ${slug('v')}, 98866, d, toDateTime(${yearAgo} + d * ${DAY} + 3000, 'UTC'), k.1, k.2,
       toUInt256(1000000000000), 6, 1, 4.5, 4.7, 50, 0
-    FROM ${daily} ARRAY JOIN [('ASSET_BALANCE', '${address(1, 0xc0ffee)}'), ('COMPOSITION', 'tbill')] AS k`);
+    FROM ${daily} ARRAY JOIN [('ASSET_BALANCE', '${usdc}'), ('COMPOSITION', 'tbill')] AS k`);
   await sql(`INSERT INTO ${db}.blocks_raw (chain_id, block_number, block_hash, parent_hash, block_time, removed, ver)
     SELECT c, 90000000, concat('0xb', toString(c)), '0x1', toDateTime(${now - 60}, 'UTC'), 0, 1
     FROM (SELECT arrayJoin([98866, 1, 101]) AS c)`);

@@ -6,8 +6,8 @@
  * and a COMPOSITION snapshot a day, and a management and a performance fee a day; every chain's
  * watermark a minute ago. Amounts grow with the day so closes, TVL and APYs move.
  */
-import { vaultSchema } from '../core/config.ts';
 import type { Store } from '../store/client.ts';
+import { benchRegistryRow, benchSlug, benchSlugSql, benchVaultSql } from './vault-registry.ts';
 
 export interface HistorySize {
   vaults: number;
@@ -21,9 +21,6 @@ const CHAINS = [98866, 1, 56, 8453, 9745, 43114, 10, 42161];
 const DAY = 86_400;
 export const USDC = '0x00000000000000000000000000000000c0ffee01';
 
-const address = (i: number, base: number) => `0x${(base + i).toString(16).padStart(40, '0')}`;
-export const benchSlug = (i: number) => `bench-${String(i).padStart(2, '0')}`;
-
 /** Writes the history; returns the registered slugs. */
 export async function writeHistory(store: Store, size: HistorySize): Promise<string[]> {
   const db = store.database;
@@ -33,40 +30,18 @@ export async function writeHistory(store: Store, size: HistorySize): Promise<str
   const slugs = Array.from({ length: size.vaults }, (_, i) => benchSlug(i));
   await store.insert(
     'registry_raw',
-    slugs.map((slug, i) => {
-      const info = vaultSchema.parse({
-        slug,
-        name: `Bench ${i}`,
-        symbol: `B${i}`,
-        decimals: 6,
-        vaultAddress: address(i, 0x7a0000),
-        accountantAddress: address(i, 0xacc000),
+    slugs.map((_, i) =>
+      benchRegistryRow(i, {
         chainIds: chains,
-        chain: {
-          primary: { startBlock: 0, accountantType: 'hub' },
-          mainnet: { startBlock: 0, accountantType: 'spoke' },
+        usdc: USDC,
+        vault: {
+          targetComposition: [{ slug: 'tbill', name: 'T-Bill', description: 'Treasury bills', image: '' }],
         },
-        liquidAssets: [{ contractAddress: USDC, symbol: 'USDC', decimals: 6, chainId: 98866 }],
-        targetComposition: [{ slug: 'tbill', name: 'T-Bill', description: 'Treasury bills', image: '' }],
-      });
-      return {
-        slug,
-        status: 'active',
-        updated_at: '2026-01-01 00:00:00.000',
-        vault_address: info.vaultAddress,
-        name: info.name,
-        symbol: info.symbol,
-        decimals: 6,
-        chain_ids: chains,
-        solana_mint: '',
-        base_asset_usd_price: '1',
-        base_asset_decimals: 6,
-        info: JSON.stringify(info),
-      };
-    }),
+      }),
+    ),
   );
-  const slug = (v: string) => `concat('bench-', leftPad(toString(${v}), 2, '0'))`;
-  const evm = (v: string) => `concat('0x', leftPad(lower(hex(${0x7a0000} + ${v})), 40, '0'))`;
+  const slug = benchSlugSql;
+  const evm = benchVaultSql;
   // Event columns for vault v, chain c, time t and a block number n unique per (table, row).
   const cols = (c: string, t: string, n: string) =>
     `concat(toString(${c}), ':0x', lower(hex(${n})), ':0') AS event_id, ${c} AS chain_id, ${n} AS block_number,
