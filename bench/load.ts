@@ -26,9 +26,8 @@ export interface LoadNumbers {
   errors: number;
 }
 
-/** `connections` clients requesting `url` for `seconds`. */
-export async function load(url: string, seconds: number, connections = 100): Promise<LoadNumbers> {
-  const r = await autocannon({ url, connections, duration: seconds });
+/** What autocannon measured, as the benchmarks report it. */
+function numbers(r: AutocannonResult): LoadNumbers {
   return {
     requestsPerSecond: r.requests.average,
     completed: r.requests.total,
@@ -37,6 +36,12 @@ export async function load(url: string, seconds: number, connections = 100): Pro
     non2xx: r.non2xx,
     errors: r.errors,
   };
+}
+
+/** `connections` clients requesting `url` for `seconds`. */
+export async function load(url: string, seconds: number, connections = 100): Promise<LoadNumbers> {
+  const r = await autocannon({ url, connections, duration: seconds });
+  return numbers(r);
 }
 
 /** `connections` clients each cycling through `paths` on `base` for `seconds` (a mix of endpoints). */
@@ -52,12 +57,5 @@ export async function loadMix(
     duration: seconds,
     requests: paths.map((path) => ({ method: 'GET', path })),
   });
-  return {
-    requestsPerSecond: r.requests.average,
-    completed: r.requests.total,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
+  return numbers(r);
 }
