@@ -33,6 +33,7 @@ import { OTHER_DATABASES } from '../../store/read-only-rules.ts';
 import { literal } from '../../store/tsv.ts';
 import { createAdmission } from './admission.ts';
 import { compressBlocks } from './compressed-blocks.ts';
+import { nativeForRevision } from './native-revision.ts';
 import { ClickHouseHttpError, contentType, errorBody, resultRows } from './protocol.ts';
 import { credentials, readBody } from './request.ts';
 import { clientSettings } from './settings.ts';
@@ -240,7 +241,11 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
         }),
       };
       // compress=1: the answer in ClickHouse's compressed blocks (the JDBC v2 driver asks for it).
-      let out = params.get('compress') === '1' ? compressBlocks(result.bytes) : result.bytes;
+      let out = result.bytes;
+      // Native as the client's protocol revision reads it (clickhouse-go sends 54460).
+      if (format.toLowerCase() === 'native')
+        out = nativeForRevision(out, Number(params.get('client_protocol_version') ?? 0));
+      if (params.get('compress') === '1') out = compressBlocks(out);
       const accept = String(req.headers['accept-encoding'] ?? '');
       if (params.get('enable_http_compression') === '1') {
         const enc = ['gzip', 'deflate', 'br'].find((e) =>
