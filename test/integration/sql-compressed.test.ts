@@ -11,41 +11,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cityHash128, compressBlocks } from '../../api/sql/compressed-blocks.ts';
-import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
-import { parseConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { createStore, type Store } from '../../store/client.ts';
 import { ROOT } from '../support/cli.ts';
 import { installDrivers, runDriver } from '../support/drivers.ts';
+import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-compressed-'));
-let store: Store;
-let http: SqlHttp;
+let sql: SqlServer;
 
 beforeAll(async () => {
   installDrivers();
-  const cfg = parseConfig({ dataDir: dir });
-  store = await createStore(cfg);
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
-  await store.command(
-    `CREATE TABLE ${store.database}.t (slug LowCardinality(String), n UInt32) ENGINE = MergeTree ORDER BY slug`,
-  );
-  await store.command(`INSERT INTO ${store.database}.t VALUES ('a', 1), ('b', 2)`);
-  http = await startSqlHttp({
-    store,
-    log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
+  sql = await startSqlServer(dir, async (store) => {
+    await store.command(
+      `CREATE TABLE ${store.database}.t (slug LowCardinality(String), n UInt32) ENGINE = MergeTree ORDER BY slug`,
+    );
+    await store.command(`INSERT INTO ${store.database}.t VALUES ('a', 1), ('b', 2)`);
   });
 }, 600_000);
 
 afterAll(async () => {
-  await http?.close();
-  await store?.close();
+  await sql?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const post = (body: string | Buffer, params = '') =>
-  fetch(`${http.url}/?${params}`, {
+  fetch(`${sql.http.url}/?${params}`, {
     method: 'POST',
     body: typeof body === 'string' ? body : new Uint8Array(body),
   });
@@ -114,9 +103,9 @@ public class H { public static void main(String[] a) { for (String s : a) { int 
   });
 
   it('the JDBC v2 driver (DBeaver, Metabase) connects and reads typed rows', async () => {
-    const connect = await runDriver('java', 'connect', http.url, store.database);
+    const connect = await runDriver('java', 'connect', sql.http.url, sql.store.database);
     expect(connect.version).toMatch(/^\d+\.\d+/);
-    const answer = await runDriver('java', 'query', http.url, store.database, {
+    const answer = await runDriver('java', 'query', sql.http.url, sql.store.database, {
       queries: [
         { id: 'rows', sql: 'SELECT slug, n FROM t ORDER BY n' },
         { id: 'param', sql: 'SELECT n FROM t WHERE slug = {s:String}', params: { s: 'b' } },

@@ -10,32 +10,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SqlHttp, startSqlHttp } from '../../api/sql/server.ts';
-import { parseConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { createStore, type Store } from '../../store/client.ts';
 import { type DriverAnswer, installDrivers, runDriver } from '../support/drivers.ts';
 import { canonicalRows, reference } from '../support/sql-reference.ts';
+import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-sql-native-'));
-let store: Store;
-let http: SqlHttp;
+let sql: SqlServer;
 
 beforeAll(async () => {
   installDrivers();
-  const cfg = parseConfig({ dataDir: dir });
-  store = await createStore(cfg);
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`);
-  http = await startSqlHttp({
-    store,
-    log: createLogger('silent'),
-    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0 } },
-  });
+  sql = await startSqlServer(dir);
 }, 600_000);
 
 afterAll(async () => {
-  await http?.close();
-  await store?.close();
+  await sql?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -72,16 +60,16 @@ FROM numbers(150000)`,
 
 describe('Native for client_protocol_version (clickhouse-go v2, Grafana)', () => {
   it('clickhouse-go connects (its hello query) and reads every type over several blocks', async () => {
-    const connect = await runDriver('go', 'connect', http.url, store.database);
+    const connect = await runDriver('go', 'connect', sql.http.url, sql.store.database);
     expect(connect.ping).toBe(true);
     expect(connect.version).toMatch(/^\d+\.\d+/);
-    const answers = (await runDriver('go', 'query', http.url, store.database, {
+    const answers = (await runDriver('go', 'query', sql.http.url, sql.store.database, {
       queries: QUERIES,
     })) as DriverAnswer[];
     for (const [i, q] of QUERIES.entries()) {
       const a = answers[i] as DriverAnswer;
       expect(a.error, q.id).toBeUndefined();
-      const ref = await reference(http.url, q.sql);
+      const ref = await reference(sql.http.url, q.sql);
       expect(a.columns, q.id).toEqual(ref.columns);
       expect(canonicalRows(ref.types, a.rows ?? []), q.id).toEqual(ref.rows);
     }
@@ -89,12 +77,14 @@ describe('Native for client_protocol_version (clickhouse-go v2, Grafana)', () =>
 
   it('leaves Native as it is without client_protocol_version', async () => {
     const q = 'SELECT toLowCardinality(toString(number)) AS s FROM numbers(3) FORMAT Native';
-    const plain = Buffer.from(await (await fetch(`${http.url}/`, { method: 'POST', body: q })).arrayBuffer());
+    const plain = Buffer.from(
+      await (await fetch(`${sql.http.url}/`, { method: 'POST', body: q })).arrayBuffer(),
+    );
     // numColumns 1, numRows 3, name "s", type, no block info before them.
     expect([...plain.subarray(0, 4)]).toEqual([1, 3, 1, 's'.charCodeAt(0)]);
     const v = Buffer.from(
       await (
-        await fetch(`${http.url}/?client_protocol_version=54460`, { method: 'POST', body: q })
+        await fetch(`${sql.http.url}/?client_protocol_version=54460`, { method: 'POST', body: q })
       ).arrayBuffer(),
     );
     const type = 'LowCardinality(String)';
@@ -104,7 +94,7 @@ describe('Native for client_protocol_version (clickhouse-go v2, Grafana)', () =>
   });
 
   it('refuses a type it cannot walk with a clear error, not a corrupt answer', async () => {
-    const res = await fetch(`${http.url}/?client_protocol_version=54460&default_format=Native`, {
+    const res = await fetch(`${sql.http.url}/?client_protocol_version=54460&default_format=Native`, {
       method: 'POST',
       body: "SELECT CAST(1, 'Variant(UInt8, String)') AS v",
     });
