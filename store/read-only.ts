@@ -223,7 +223,7 @@ export function checkAst(lines: string[], canonical: string, scope?: QueryScope)
     }
     if (/^(Asterisk|QualifiedAsterisk|Columns\w*Matcher|QualifiedColumns\w*Matcher)$/.test(n.node))
       wholeRow = true;
-    if (n.node === 'Identifier' && PATH_COLUMNS.test(n.arg.split(' ')[0]))
+    if (n.node === 'Identifier' && PATH_COLUMNS.test(n.arg.split(' ')[0]) && !onlyEmptiness(ast, i))
       throw refused(`column ${n.arg.split(' ')[0]} holds the server's paths: not readable here`);
   }
   if (pathTable && wholeRow)
@@ -370,4 +370,27 @@ export function sqlError(err: unknown): unknown {
     cause: err,
     details: { clickhouseCode: code, clickhouseName: USER_SQL_CODES[code] },
   });
+}
+
+/**
+ * Whether the node at `i` is the only argument of empty() / notEmpty(): that says whether a table
+ * has data on disk, not where (the JDBC v2 driver's getTables, which DBeaver runs to browse
+ * a schema, tells tables from remote ones by `empty(t.data_paths)`).
+ */
+function onlyEmptiness(ast: { depth: number; node: string; arg: string }[], i: number): boolean {
+  const depth = ast[i]?.depth ?? 0;
+  let list = i - 1;
+  while (list >= 0 && (ast[list]?.depth ?? 0) >= depth) list--;
+  const fn = ast[list - 1];
+  const siblings = ast.slice(list + 1).findIndex((n) => n.depth < depth);
+  const args = ast
+    .slice(list + 1, siblings < 0 ? undefined : list + 1 + siblings)
+    .filter((n) => n.depth === depth);
+  return (
+    ast[list]?.node === 'ExpressionList' &&
+    fn?.depth === depth - 2 &&
+    fn.node === 'Function' &&
+    /^(empty|notEmpty)$/i.test(fn.arg.split(' ')[0] ?? '') &&
+    args.length === 1
+  );
 }

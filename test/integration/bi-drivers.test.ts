@@ -1,20 +1,14 @@
 /**
  * The data team's and BI's real tools against the embedded SQL interface of a live
  * `vaultstream start` on the devnet, each through its own driver (test/support/drivers.ts):
- * Superset's clickhouse-connect and @clickhouse/client. Each connects as its tool does, browses
- * the schema as its tool does, runs a parametrized query, reads every column type the documented
- * views expose with the values the engine itself prints, and gets 8 queries sent at once all
- * answered. The drivers are installed by scripts/install-drivers.sh (which `npm test` runs; the
- * suite runs it too, quick once built).
- *
- * Not yet here, because the interface still refuses them (issue 23 item 2): Grafana's
- * clickhouse-go v2 (its row-limit setting `limit` gets 403; with it allowed, the Native answer
- * to its hello query with client_protocol_version=54460 does not decode) and its dashboards'
- * panels through it; the JDBC v2 driver (its `async_insert` setting gets 403; with it allowed,
- * `compress=1` answers are not LZ4-compressed blocks); and docs/queries/03 through the interface
- * (the engine's join reordering fails on three joined views: query_plan_optimize_join_order_limit
- * = 0 avoids it). test/support/drivers.ts and test/drivers already run both drivers: each joins
- * DRIVERS here once the interface accepts it.
+ * Superset's clickhouse-connect, @clickhouse/client, Grafana's clickhouse-go v2 (Native with
+ * client_protocol_version=54460, its row limit and custom settings) and the JDBC v2 driver of
+ * DBeaver and Metabase (compress=1 answers in ClickHouse's compressed blocks). Each connects as its
+ * tool does, browses the schema as its tool does, runs a parametrized query, reads every column
+ * type the documented views expose with the values the engine itself prints, and gets 8 queries
+ * sent at once all answered. Every panel of the Grafana dashboards runs through clickhouse-go,
+ * and every docs/queries file through the interface. The drivers are installed by
+ * scripts/install-drivers.sh (which `npm test` runs; the suite runs it too, quick once built).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,11 +25,14 @@ import {
   installDrivers,
   runDriver,
 } from '../support/drivers.ts';
+import { expandGrafanaSql } from '../support/grafana-macros.ts';
 import { canonicalRows, post, type Reference, reference } from '../support/sql-reference.ts';
 
 const DB = 'vaultstream';
 const DRIVERS: { name: DriverName; tool: string }[] = [
   { name: 'python', tool: 'Superset (clickhouse-connect + SQLAlchemy)' },
+  { name: 'go', tool: "Grafana's ClickHouse plugin (clickhouse-go v2)" },
+  { name: 'java', tool: 'DBeaver / Metabase (JDBC v2)' },
   { name: 'js', tool: '@clickhouse/client' },
 ];
 
@@ -80,6 +77,20 @@ const LITERALS = {
     ['1', '56', '98866'],
   ],
 };
+
+/** Grafana's data source custom settings, as an operator sets them (the plugin's query timeout). */
+const GRAFANA_SETTINGS = { max_execution_time: '60' };
+let watermark = 0;
+/** The parameters of docs/queries/api-*.sql on this devnet. */
+const docParams = (): Record<string, string> => ({
+  slug: 'ndev0',
+  now: String(watermark),
+  chainId: '98866',
+  from: String(watermark - 30 * 86_400),
+  to: String(watermark),
+  start: new Date((watermark - 30 * 86_400) * 1000).toISOString().slice(0, 10),
+  end: new Date(watermark * 1000).toISOString().slice(0, 10),
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-bi-drivers-'));
 let svc: Service;
@@ -165,6 +176,9 @@ beforeAll(async () => {
     },
     { timeout: 10_000, interval: 300 },
   );
+  watermark = Number(
+    (await rowsOf(`SELECT toUnixTimestamp(max(block_time)) AS t FROM ${DB}.chain_watermarks`))[0].t,
+  );
   // The mint flows (the views' only Map values) are booked as the live ticks make them.
   await vi.waitFor(
     async () =>
@@ -212,15 +226,16 @@ async function expectSameAsEngine(
 }
 
 describe.each(DRIVERS)('$tool', ({ name, tool }) => {
+  const settings = name === 'go' ? GRAFANA_SETTINGS : undefined;
   it(`connects as ${tool} does`, async () => {
-    const out = await runDriver(name, 'connect', url, DB, {});
+    const out = await runDriver(name, 'connect', url, DB, { settings });
     expect(out.ping).toBe(true);
     expect(out.version).toMatch(/^\d+\.\d+/);
   }, 120_000);
 
   it('lists databases, tables and columns as its tool browses a schema', async () => {
     const columnsOf = ['vault_daily', 'mint_flows', 'holder_values'];
-    const out = await runDriver(name, 'schema', url, DB, { columnsOf });
+    const out = await runDriver(name, 'schema', url, DB, { columnsOf, settings });
     expect(out.databases).toContain(DB);
     for (const t of documented) expect(out.tables, `${t} listed`).toContain(t);
     for (const t of columnsOf) {
@@ -242,6 +257,7 @@ describe.each(DRIVERS)('$tool', ({ name, tool }) => {
 
   it('runs a parametrized query', async () => {
     const [a] = (await runDriver(name, 'query', url, DB, {
+      settings,
       queries: [
         {
           id: 'param',
@@ -256,6 +272,7 @@ describe.each(DRIVERS)('$tool', ({ name, tool }) => {
 
   it('reads every column type the views expose, with the right values', async () => {
     const [lit] = (await runDriver(name, 'query', url, DB, {
+      settings,
       queries: [{ id: 'literals', sql: LITERALS.sql }],
     })) as DriverAnswer[];
     expect(lit.error, 'literals').toBeUndefined();
@@ -263,7 +280,7 @@ describe.each(DRIVERS)('$tool', ({ name, tool }) => {
     expect(lit.rows?.map((r) => r.map((v, i) => canonical(types[i], v)))).toEqual([
       LITERALS.row.map((v, i) => canonical(types[i], v)),
     ]);
-    await expectSameAsEngine(name, 'query', typeReads, undefined);
+    await expectSameAsEngine(name, 'query', typeReads, settings);
   }, 180_000);
 
   it('gets 8 queries sent at once all answered', async () => {
@@ -271,7 +288,10 @@ describe.each(DRIVERS)('$tool', ({ name, tool }) => {
     // Answered, each with its own result: its columns, and rows where the engine has some. (Their
     // values move with the live ticks while 8 queries wait their turn: the values of every type
     // are compared above.)
-    const answers = (await runDriver(name, 'parallel', url, DB, { queries: concurrent })) as DriverAnswer[];
+    const answers = (await runDriver(name, 'parallel', url, DB, {
+      settings,
+      queries: concurrent,
+    })) as DriverAnswer[];
     expect(answers.map((a) => a.id)).toEqual(concurrent.map((q) => q.id));
     for (const [i, q] of concurrent.entries()) {
       const a = answers[i];
@@ -281,4 +301,53 @@ describe.each(DRIVERS)('$tool', ({ name, tool }) => {
       if (ref.rows.length > 0) expect(a.rows?.length, `${name}: ${q.id} rows`).toBeGreaterThan(0);
     }
   }, 180_000);
+});
+
+describe('the Grafana dashboards through clickhouse-go with the plugin settings', () => {
+  it('every panel of deploy/grafana answers rows for every vault', async () => {
+    const boards = readdirSync(join(ROOT, 'deploy', 'grafana', 'dashboards')).filter((f) =>
+      f.endsWith('.json'),
+    );
+    const range = { from: watermark - 30 * 86_400, to: watermark };
+    const queries: DriverQuery[] = [];
+    for (const f of boards) {
+      const json = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'dashboards', f), 'utf8'));
+      for (const p of json.panels as any[])
+        for (const t of p.targets as any[])
+          for (const vault of ['ndev0', 'ndev1', 'ndev2'])
+            queries.push({
+              id: `${f} "${p.title}" ${t.refId} ${vault}`,
+              sql: expandGrafanaSql(t.rawSql, range, { vault }),
+            });
+    }
+    expect(queries.length).toBeGreaterThanOrEqual(21);
+    const answers = (await runDriver('go', 'query', url, DB, {
+      settings: GRAFANA_SETTINGS,
+      queries,
+    })) as DriverAnswer[];
+    for (const a of answers) {
+      expect(a.error, a.id).toBeUndefined();
+      expect(a.rows?.length, `${a.id} rows`).toBeGreaterThan(0);
+    }
+  }, 300_000);
+});
+
+describe('docs/queries through the interface', () => {
+  it('every example and parity query runs as written, with its parameters', async () => {
+    const params = docParams();
+    const queries = docFiles.map((f) => {
+      const sql = docSql(f).replace(/;\s*$/, '');
+      const used = [...sql.matchAll(/\{(\w+):[^}]+\}/g)].map((m) => m[1]);
+      return { id: f, sql, params: Object.fromEntries(used.map((p) => [p, params[p]])) };
+    });
+    const answers = (await runDriver('js', 'query', url, DB, { queries })) as DriverAnswer[];
+    const counts: Record<string, number> = {};
+    for (const a of answers) {
+      expect(a.error, a.id).toBeUndefined();
+      counts[a.id] = a.rows?.length ?? 0;
+    }
+    // Each documents rows the devnet has (07 lists failed redemptions: the devnet fails none).
+    for (const [f, n] of Object.entries(counts))
+      if (f !== '07-failed-redemptions.sql') expect(n, `${f} rows`).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -126,6 +126,18 @@ describe("the issue's requests are refused, and nothing happens on the side", ()
     ['demangle', '', "SELECT demangle('x')", /demangle/],
     ['the paths of system.tables', '', 'SELECT data_paths FROM system.tables', /holds the server's paths/],
     ['system.tables with *', '', 'SELECT * FROM system.tables', /name their columns/],
+    [
+      'a path inside empty() with more',
+      '',
+      'SELECT empty(arrayConcat(data_paths, [])) FROM system.tables',
+      /holds the server's paths/,
+    ],
+    [
+      'a path beside empty()',
+      '',
+      'SELECT empty(data_paths), data_paths FROM system.tables',
+      /data_paths holds/,
+    ],
     ['system.disks', '', 'SELECT path FROM system.disks', /system\.disks/],
     ['merge() over system', '', "SELECT * FROM merge('system', '^tables$')", /merge\(\) reads only/],
     ['another database', 'database=nope', 'SELECT 1', /does not exist here/],
@@ -181,6 +193,12 @@ describe("the issue's requests are refused, and nothing happens on the side", ()
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'vaultstream'",
     );
     expect(await info.text()).toBe('t\n');
+    // JDBC v2's getTables (DBeaver) tells tables from remote ones by empty(t.data_paths): a flag, not a path.
+    const kinds = await post(
+      'default_format=TSV',
+      "SELECT t.name, empty(t.data_paths) FROM system.tables t WHERE t.database = 'vaultstream'",
+    );
+    expect(await kinds.text()).toBe('t\t0\n');
   });
 });
 
