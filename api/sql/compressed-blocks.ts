@@ -173,10 +173,17 @@ function block(raw: Buffer): Buffer {
   return out;
 }
 
-/** `data` as ClickHouse compressed blocks of at most 1 MiB each (an empty answer is no block). */
-export function compressBlocks(data: Buffer): Buffer {
+/**
+ * `data` as ClickHouse compressed blocks of at most 1 MiB each (an empty answer is no block).
+ * Hashing runs at ~40 MiB/s on this process's thread, which also serves the API: it yields
+ * between blocks so an API request waits at most one block (~25 ms), not the whole answer.
+ */
+export async function compressBlocks(data: Buffer): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for (let i = 0; i < data.length; i += BLOCK) parts.push(block(data.subarray(i, i + BLOCK)));
+  for (let i = 0; i < data.length; i += BLOCK) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    parts.push(block(data.subarray(i, i + BLOCK)));
+  }
   return Buffer.concat(parts);
 }
 

@@ -245,7 +245,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       // Native as the client's protocol revision reads it (clickhouse-go sends 54460).
       if (format.toLowerCase() === 'native')
         out = nativeForRevision(out, Number(params.get('client_protocol_version') ?? 0));
-      if (params.get('compress') === '1') out = compressBlocks(out);
+      if (params.get('compress') === '1') out = await compressBlocks(out);
       const accept = String(req.headers['accept-encoding'] ?? '');
       if (params.get('enable_http_compression') === '1') {
         const enc = ['gzip', 'deflate', 'br'].find((e) =>

@@ -92,7 +92,7 @@ public class H { public static void main(String[] a) { for (String s : a) { int 
   });
 
   it('reads a decompress=1 body and refuses one whose checksum does not match', async () => {
-    const body = compressBlocks(Buffer.from('SELECT n FROM t ORDER BY n FORMAT CSV'));
+    const body = await compressBlocks(Buffer.from('SELECT n FROM t ORDER BY n FORMAT CSV'));
     const ok = await post(body, 'decompress=1');
     expect(await ok.text()).toBe('1\n2\n');
     body[30] = (body[30] as number) ^ 1;
