@@ -75,6 +75,33 @@ describe('Native for client_protocol_version (clickhouse-go v2, Grafana)', () =>
     }
   }, 300_000);
 
+  it('clickhouse-go reads Nothing, empty Map/Array, tuples, nested arrays and an empty result', async () => {
+    const queries = [
+      {
+        id: 'nothing',
+        sql: "SELECT NULL AS x, [] AS e, map() AS m, toNullable(toLowCardinality('a')) AS l FROM numbers(2)",
+      },
+      {
+        id: 'tuples',
+        sql: "SELECT tuple(number, 'a') AS t, CAST((1, 'b'), 'Tuple(a UInt8, b String)') AS nt, [[1, 2], [3]] AS aa, toDate32('2020-01-01') AS d FROM numbers(2)",
+      },
+      { id: 'none', sql: 'SELECT number FROM numbers(10) WHERE number > 100' },
+    ];
+    const answers = (await runDriver('go', 'query', sql.http.url, sql.store.database, {
+      queries,
+    })) as DriverAnswer[];
+    expect(answers.map((a) => a.error)).toEqual([undefined, undefined, undefined]);
+    expect(answers[0]?.rows).toEqual([
+      [null, [], {}, 'a'],
+      [null, [], {}, 'a'],
+    ]);
+    expect(answers[1]?.rows).toEqual([
+      [['0', 'a'], { a: '1', b: 'b' }, [['1', '2'], ['3']], '2020-01-01'],
+      [['1', 'a'], { a: '1', b: 'b' }, [['1', '2'], ['3']], '2020-01-01'],
+    ]);
+    expect(answers[2]?.rows ?? []).toEqual([]);
+  }, 300_000);
+
   it('leaves Native as it is without client_protocol_version', async () => {
     const q = 'SELECT toLowCardinality(toString(number)) AS s FROM numbers(3) FORMAT Native';
     const plain = Buffer.from(
