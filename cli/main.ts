@@ -141,8 +141,8 @@ program
     const { migrate } = await import('../views/migrate.ts');
     await withStore(cfg, async (store) => {
       const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
-      const { writeServiceSettings } = await import('../views/settings.ts');
-      await writeServiceSettings(store, { primaryChainId: cfg.mintFlow.primaryChainId });
+      const { writeConfigTables } = await import('../views/settings.ts');
+      await writeConfigTables(store, cfg);
       process.stdout.write(
         `applied: ${res.applied.join(', ') || 'none'}; already applied: ${res.skipped.length}\n`,
       );

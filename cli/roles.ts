@@ -95,8 +95,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     const { migrate } = await import('../views/migrate.ts');
     const res = await migrate(store, { database: cfg.store.database, cluster: cfg.store.cluster }, log);
     if (res.applied.length) log.info({ applied: res.applied }, 'migrations applied');
-    const { writeServiceSettings } = await import('../views/settings.ts');
-    await writeServiceSettings(store, { primaryChainId: cfg.mintFlow.primaryChainId });
+    const { writeConfigTables } = await import('../views/settings.ts');
+    await writeConfigTables(store, cfg);
   }
   ready = true;
   const running: Running = { stop: async () => {} };

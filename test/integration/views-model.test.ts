@@ -4,9 +4,12 @@
  * (one completed, one waiting on its attestation, one failed): mint_flows has each flow's vault,
  * wallet, amount and current step; vault_registry the base asset's symbol beside its decimals;
  * flows_chain_daily the deposits and withdrawals per chain and day, which add up to volume_daily;
- * redemption_values each redemption request's USD value at the time it was made.
+ * redemption_values each redemption request's USD value at the time it was made; chains the
+ * configured chains' names (written from the config, a renamed chain replaces its row).
  */
 import { describe, expect, it } from 'vitest';
+import { loadConfig, parseConfig } from '../../core/config.ts';
+import { configuredChains, writeConfigTables } from '../../views/settings.ts';
 import { useApiHarness } from '../support/api-fixture.ts';
 import { base58 } from '../support/events.ts';
 import {
@@ -164,5 +167,51 @@ describe('the analyst model', () => {
       a.request_id < b.request_id ? -1 : 1;
     expect(want.length).toBeGreaterThan(4);
     expect(got.sort(order)).toEqual(want.sort(order));
+  });
+
+  it('chains: the configured chains by id and name; a renamed chain replaces its row', async () => {
+    const db = api.store.database;
+    const read = async () =>
+      (
+        await api.store.query<{ chain_id: number; name: string }>(
+          `SELECT chain_id, name FROM ${db}.chains FINAL ORDER BY chain_id`,
+        )
+      ).map((r) => ({ chainId: Number(r.chain_id), name: r.name }));
+    const solana = { mintAddress: WALLET[0], oftStoreAddress: WALLET[1], composerAddress: WALLET[2] };
+    const config = (primaryName: string) =>
+      parseConfig({
+        chains: [
+          { chainId: 1, name: 'Ethereum' },
+          { chainId: PRIMARY, name: primaryName },
+        ],
+        vaults: vaultConfigs.map((v, i) =>
+          i === 0 ? { ...v, solana: { ...solana, decimals: 6, startBlock: 0 } } : v,
+        ),
+      });
+    const byId = (a: { chainId: number }, b: { chainId: number }) => a.chainId - b.chainId;
+    // The harness's `streams` run wrote its config's chains (config/default.yaml) at start.
+    const started = await read();
+    expect(started.length).toBeGreaterThan(1);
+    expect(started).toEqual(configuredChains(loadConfig()).sort(byId));
+    const first = config('Plume');
+    expect(configuredChains(first)).toEqual([
+      { chainId: 1, name: 'Ethereum' },
+      { chainId: PRIMARY, name: 'Plume' },
+      { chainId: 101, name: 'Solana' },
+    ]);
+    await writeConfigTables(api.store, first);
+    const merged = new Map(started.map((c) => [c.chainId, c]));
+    for (const c of configuredChains(first)) merged.set(c.chainId, c);
+    const want = [...merged.values()].sort(byId);
+    expect(await read()).toEqual(want);
+    // The same config again writes nothing; a rename replaces the row and keeps one per chain.
+    const count = () => api.store.query<{ n: string }>(`SELECT count() AS n FROM ${db}.chains`);
+    const rowsBefore = await count();
+    await writeConfigTables(api.store, first);
+    expect(await count()).toEqual(rowsBefore);
+    await writeConfigTables(api.store, config('Plume Mainnet'));
+    expect(await read()).toEqual(
+      want.map((c) => (c.chainId === PRIMARY ? { ...c, name: 'Plume Mainnet' } : c)),
+    );
   });
 });
