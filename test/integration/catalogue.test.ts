@@ -16,7 +16,7 @@ describe('catalogue', () => {
       for (const t of [
         'transfers_raw',
         'balances',
-        'holder_counts_daily',
+        'holder_history_daily',
         'price_daily',
         'fees_daily',
         'mint_state',

@@ -4,13 +4,13 @@
  * meaning of the views (docs/views.md):
  * - holder_counts_hourly: per (vault, chain), for every UTC hour from the hour of the first
  *   transfer on, the number of addresses with a positive balance at the end of the hour;
- * - holder_counts_daily: per (vault, chain, UTC day) of those samples: start = the count at
+ * - holder_history_daily: per (vault, chain, UTC day) of those samples: start = the count at
  *   00:00 (the previous hour's sample, 0 before the first transfer), end = the day's last
- *   sample, min and max of the day's samples, count = their number (24 for a whole day,
- *   fewer on the day of the first transfer).
+ *   sample, min and max of the day's samples, count = their number (24 for a whole day; the
+ *   hours of the first day before the first transfer count as samples of 0).
  * The views sample up to the current hour; the truth covers the hours before `until`.
  */
-import { HOUR } from './events.ts';
+import { DAY, HOUR } from './events.ts';
 
 /** A transfer on the canonical chain (retracted ones are not in the list). */
 export interface TruthTransfer {
@@ -92,7 +92,16 @@ export function holderCountTruth(
     for (const [h, n] of samples) {
       const key = `${pair}|${hourText(h).slice(0, 10)}`;
       const day = out.daily.get(key);
-      if (!day) out.daily.set(key, { start: previous, end: n, min: n, max: n, count: 1 });
+      // The hours of a (vault, chain)'s first day before its first transfer count as samples of 0.
+      const leadIn = (h % DAY) / HOUR;
+      if (!day)
+        out.daily.set(key, {
+          start: previous,
+          end: n,
+          min: leadIn > 0 ? Math.min(0, n) : n,
+          max: n,
+          count: 1 + leadIn,
+        });
       else
         Object.assign(day, {
           end: n,

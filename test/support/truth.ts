@@ -38,7 +38,7 @@ export async function viewSnapshot(store: Store): Promise<Record<string, unknown
        WHERE hour < toDateTime(${until}, 'UTC') ORDER BY vault, chain_id, hour`,
     ),
     daily: await q(
-      `SELECT vault, chain_id, toString(day) AS utc_day, start, end, min, max, count FROM ${db}.holder_counts_daily
+      `SELECT vault, chain_id, toString(day) AS utc_day, start, end, min, max, count FROM ${db}.holder_history_daily
        WHERE day < toDate(toDateTime(${until}, 'UTC')) ORDER BY vault, chain_id, day`,
     ),
     hourlyLater: await q(

@@ -1,7 +1,7 @@
--- Holder history (docs/architecture.md#endpoint-semantics). holder_counts_daily starts a
--- (vault, chain)'s samples at the hour of its first transfer, so that first day has fewer than
--- 24 samples and its min/average ignore the hours before (when the count was 0). This view
--- counts those hours as samples of 0: every past day has 24 samples.
+-- Holder history (docs/architecture.md#endpoint-semantics), the one daily holder-count view.
+-- holder_counts_hourly starts a (vault, chain)'s samples at the hour of its first transfer; this
+-- view counts the hours of that first day before it as samples of 0, so every past day has 24
+-- samples and its min/average include them.
 CREATE OR REPLACE VIEW {{db}}.holder_history_daily {{on_cluster}} AS
 SELECT vault, chain_id, day, start, end,
   if(lead_in > 0, least(lowest, 0), lowest) AS min, highest AS max,
