@@ -56,7 +56,10 @@ fi
 
 # ---- Java: the JDBC v2 driver ------------------------------------------------------------------
 java_dir="$root/test/drivers/java"
-if stale "$out/java.stamp" "$java_dir/pom.xml" "$java_dir"/src/main/java/vaultstream/*.java; then
+# The classes are built into this checkout (target/), the stamp is shared by every checkout: a
+# checkout without its own build builds it.
+if [[ ! -e "$java_dir/target/classes/vaultstream/DriverCheck.class" || ! -d "$java_dir/target/lib" ]] ||
+  stale "$out/java.stamp" "$java_dir/pom.xml" "$java_dir"/src/main/java/vaultstream/*.java; then
   need mvn "the Java driver"
   echo "install-drivers: mvn package ($java_dir/target)"
   (cd "$java_dir" && mvn --batch-mode --quiet package -DskipTests)

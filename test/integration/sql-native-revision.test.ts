@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DriverAnswer, installDrivers, runDriver } from '../support/drivers.ts';
+import { type DriverAnswer, installDrivers, runDriver, TYPE_LITERALS_SQL } from '../support/drivers.ts';
 import { canonicalRows, reference } from '../support/sql-reference.ts';
 import { type SqlServer, startSqlServer } from '../support/sql-server.ts';
 
@@ -30,18 +30,7 @@ afterAll(async () => {
 const QUERIES = [
   {
     id: 'literals',
-    sql: `SELECT
-  toInt256('-57896044618658097711785492504343953926634992332820282019728792003956564819968') AS int256_min,
-  toUInt256('115792089237316195423570985008687907853269984665640564039457584007913129639935') AS uint256_max,
-  toDecimal128('-12345678901234567890.123456789012345678', 18) AS decimal_38_18,
-  toDate('2026-11-25') AS date,
-  toDateTime('2026-11-25 12:34:56', 'UTC') AS datetime,
-  toDateTime64('2026-11-25 12:34:56.789', 3, 'UTC') AS datetime64,
-  toLowCardinality('ndev0') AS low_cardinality,
-  CAST(NULL, 'Nullable(Int256)') AS nullable_null,
-  CAST(42, 'Nullable(Int256)') AS nullable_value,
-  map('deposit', 'done', 'mint', 'pending') AS map,
-  CAST([1, 56, 98866], 'Array(UInt32)') AS array`,
+    sql: TYPE_LITERALS_SQL,
   },
   {
     // 150,000 rows: several Native blocks; LowCardinality with a dictionary per block.

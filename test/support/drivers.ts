@@ -193,3 +193,17 @@ export function canonical(type: string, v: unknown): unknown {
   }
   return String(v);
 }
+
+/** One row of every column type the views expose, at their extremes, with values the tests know. */
+export const TYPE_LITERALS_SQL = `SELECT
+  toInt256('-57896044618658097711785492504343953926634992332820282019728792003956564819968') AS int256_min,
+  toUInt256('115792089237316195423570985008687907853269984665640564039457584007913129639935') AS uint256_max,
+  toDecimal128('-12345678901234567890.123456789012345678', 18) AS decimal_38_18,
+  toDate('2026-11-25') AS date,
+  toDateTime('2026-11-25 12:34:56', 'UTC') AS datetime,
+  toDateTime64('2026-11-25 12:34:56.789', 3, 'UTC') AS datetime64,
+  toLowCardinality('ndev0') AS low_cardinality,
+  CAST(NULL, 'Nullable(Int256)') AS nullable_null,
+  CAST(42, 'Nullable(Int256)') AS nullable_value,
+  map('deposit', 'done', 'mint', 'pending') AS map,
+  CAST([1, 56, 98866], 'Array(UInt32)') AS array`;
