@@ -11,5 +11,3 @@ WHERE b.balance_raw > 0
 GROUP BY vault, holder
 ORDER BY vault, value_usd DESC
 LIMIT 20 BY vault
--- chDB's join reordering can plan these joined views with clashing column names (code 49).
-SETTINGS query_plan_optimize_join_order_limit = 0
