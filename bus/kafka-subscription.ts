@@ -19,6 +19,14 @@ export const MAX_FETCH_WAIT_MS = 100;
 /** stop() gives up handing over buffered messages after this long without progress. */
 const STOP_FLUSH_IDLE_MS = 3_000;
 
+/** The innermost error of a kafkajs wrapper chain that carries a protocol error `type`, else `err`. */
+function protocolCause(err: unknown): unknown {
+  for (let e = err as { type?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.type === 'string') return e;
+  }
+  return err;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -69,6 +77,8 @@ export class KafkaSubscription implements Subscription {
   /** Handler calls running. */
   private handling = 0;
   private aborted = false;
+  /** A crashed consumer is being run again (restartAfterCrash). */
+  private restarting = false;
   private stopPromise?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
   /** When the last eachBatch call returned with no other one running (kafkajs then fetches again). */
@@ -95,8 +105,51 @@ export class KafkaSubscription implements Subscription {
   async start(): Promise<void> {
     // Listeners run synchronously inside joinAndSync, before any fetch of the new generation.
     this.consumer.on(this.consumer.events.GROUP_JOIN, () => this.dropBuffers());
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) this.restartAfterCrash(payload.error);
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.opts.topics, fromBeginning: true });
+    await this.run();
+  }
+
+  /**
+   * kafkajs restarts a crashed consumer only when the cause is retriable; after any other crash
+   * (e.g. a commit answered UNKNOWN_MEMBER_ID once a restarted broker forgot the member) it stays
+   * stopped, and the subscription would consume nothing while looking alive. Nothing a crash can
+   * leave behind is worth that: the consumer is run again (a new member, from the committed
+   * offsets) with a growing pause, until it runs or the subscription stops.
+   */
+  private restartAfterCrash(error: unknown): void {
+    if (this.stopping || this.restarting) return;
+    this.restarting = true;
+    const attempt = (n: number) => {
+      const pauseMs = backoffDelay(n, RETRY_PAUSE);
+      this.logger.error(
+        { err: error, groupId: this.opts.groupId, pauseMs },
+        'kafka consumer stopped after a crash; running it again',
+      );
+      const timer = setTimeout(async () => {
+        this.timers.delete(timer);
+        if (this.stopping) {
+          this.restarting = false;
+          return;
+        }
+        try {
+          await this.consumer.connect();
+          await this.run();
+          this.restarting = false;
+        } catch (err) {
+          error = err;
+          attempt(n + 1);
+        }
+      }, pauseMs);
+      this.timers.add(timer);
+    };
+    attempt(0);
+  }
+
+  private async run(): Promise<void> {
     await this.consumer.run({
       // One partition's insert overlaps another's decoding; a partition is never handled twice at once.
       partitionsConsumedConcurrently: 2,
@@ -263,8 +316,14 @@ export class KafkaSubscription implements Subscription {
     // stale metadata): the partition is fetched again from the committed offset, so do not commit.
     if (this.aborted || generation !== this.generation) return false;
     this.failures.delete(tp);
-    // Errors here (e.g. a rebalance) propagate to kafkajs, which rejoins and refetches from the committed offset.
-    await this.consumer.commitOffsets([{ topic, partition, offset: String(nextOffset) }]);
+    try {
+      await this.consumer.commitOffsets([{ topic, partition, offset: String(nextOffset) }]);
+    } catch (err) {
+      // Thrown to kafkajs, which rejoins and refetches from the committed offset on a rebalance or
+      // an unknown member. It recognises those by the protocol error's `type`, which its commit
+      // retrier hides inside a KafkaJSNonRetriableError's `cause`: unwrapped, or kafkajs would crash.
+      throw protocolCause(err);
+    }
     await p.heartbeat();
     return true;
   }
