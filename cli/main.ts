@@ -73,9 +73,10 @@ function roleCommand(name: string, roles: Role[], description: string) {
     .action(async () => {
       const cfg = await config();
       const log = await logger(cfg);
-      const { runRoles, runUntilSignal } = await import('./roles.ts');
+      const { catchStopSignal, runRoles, runUntilSignal } = await import('./roles.ts');
+      const signal = catchStopSignal(log);
       const running = await runRoles(cfg, roles, log);
-      await runUntilSignal(running, log);
+      await runUntilSignal(running, log, signal);
     });
 }
 
@@ -94,9 +95,10 @@ program
   .action(async (opts: { untilDrained?: boolean }) => {
     const cfg = await config();
     const log = await logger(cfg);
-    const { runRoles, runUntilSignal } = await import('./roles.ts');
+    const { catchStopSignal, runRoles, runUntilSignal } = await import('./roles.ts');
+    const signal = catchStopSignal(log);
     const running = await runRoles(cfg, ['streams'], log);
-    if (!opts.untilDrained) return runUntilSignal(running, log);
+    if (!opts.untilDrained) return runUntilSignal(running, log, signal);
     await running.processor!.drained();
     // The metrics tables settle everything stored before the exit.
     await running.settler!.settleNow();
@@ -111,13 +113,18 @@ program
   .action(async () => {
     const cfg = await config();
     const log = await logger(cfg);
-    const [{ startProgress }, { startDevnet }, { runUntilSignal }, { stringify: stringifyYaml }] =
-      await Promise.all([
-        import('./progress.ts'),
-        import('../devnet/run.ts'),
-        import('./roles.ts'),
-        import('yaml'),
-      ]);
+    const [
+      { startProgress },
+      { startDevnet },
+      { catchStopSignal, runUntilSignal },
+      { stringify: stringifyYaml },
+    ] = await Promise.all([
+      import('./progress.ts'),
+      import('../devnet/run.ts'),
+      import('./roles.ts'),
+      import('yaml'),
+    ]);
+    const signal = catchStopSignal(log);
     const progress = startProgress({ log, intervalMs: cfg.ingest.progressLogIntervalMs });
     const devnet = await startDevnet({
       settings: cfg.devnet,
@@ -129,7 +136,7 @@ program
     process.stdout.write(
       `${stringifyYaml({ chains: devnet.chains, vaults: devnet.vaults, solana: devnet.solana, mintFlow: devnet.mintFlow })}# ground truth: ${devnet.truthFile}\n`,
     );
-    await runUntilSignal({ stop: () => devnet.stop() }, log);
+    await runUntilSignal({ stop: () => devnet.stop() }, log, signal);
   });
 
 program

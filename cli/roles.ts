@@ -209,9 +209,14 @@ async function storedVersion(store: Store, log: Logger): Promise<() => string> {
   return () => v.current();
 }
 
-/** Runs until SIGINT/SIGTERM, then drains and exits. */
-export async function runUntilSignal(running: Running, log: Logger): Promise<void> {
-  await new Promise<void>((resolve) => {
+/**
+ * Catches the first SIGINT/SIGTERM from the moment a long-running command starts: a signal during
+ * start-up (the devnet writing its history, migrations) then stops the process cleanly once it is
+ * up, instead of Node's default handler killing it midway (children left running, exit by
+ * signal). A second signal is Node's again: it kills at once.
+ */
+export function catchStopSignal(log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
     const onSignal = (sig: string) => {
       log.info({ signal: sig }, 'stopping: draining the batch in flight');
       process.off('SIGINT', onSignal);
@@ -221,6 +226,16 @@ export async function runUntilSignal(running: Running, log: Logger): Promise<voi
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+}
+
+/** Runs until `signal` (catchStopSignal) arrives, then drains and exits. */
+export async function runUntilSignal(running: Running, log: Logger, signal: Promise<void>): Promise<void> {
+  // A role with nothing left to do (an ingester with nothing configured) has no timer or socket
+  // keeping the process up, and would exit at once (racing a signal sent meanwhile) instead of
+  // running until stopped like any role.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  await signal;
+  clearInterval(keepAlive);
   await running.stop();
   log.info('stopped');
 }

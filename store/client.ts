@@ -82,6 +82,13 @@ const BASE_SETTINGS = {
 } as const;
 
 /**
+ * Engine settings for chDB's connections (the service's and the analysts'): chDB 26.x's join
+ * reordering fails on three joined views (docs/queries/03: "Left and right columns have same
+ * names", or "Block structure mismatch"), intermittently; without it the documented joins run.
+ */
+const CHDB_SETTINGS = { query_plan_optimize_join_order_limit: 0 } as const;
+
+/**
  * Options of chDB's allocator, unless the environment sets them: its own jemalloc, which reads
  * `JE_MALLOC_CONF` (not `MALLOC_CONF`; `SELECT * FROM system.jemalloc_stats` shows what is in
  * force). As built, freed pages stay resident for 5 s and chDB runs no memory worker to purge
@@ -167,7 +174,7 @@ export async function createStore(cfg: Config): Promise<Store> {
     const connection = createChdbConnection({ path });
     client = createClient({
       connection: connection as never,
-      clickhouse_settings: { ...BASE_SETTINGS },
+      clickhouse_settings: { ...BASE_SETTINGS, ...CHDB_SETTINGS },
       log: { level: ClickHouseLogLevel.OFF },
     });
     // Inserts bypass the client. Its chDB connection copies the body into one SQL string
@@ -198,16 +205,13 @@ export async function createStore(cfg: Config): Promise<Store> {
     const analysts = new Session(path);
     const control = createChdbConnection({ path });
     // The output settings the service's connection gets from the client (big integers as strings).
-    for (const [name, value] of Object.entries(BASE_SETTINGS))
+    for (const [name, value] of Object.entries({ ...BASE_SETTINGS, ...CHDB_SETTINGS }))
       await analysts.queryAsync(`SET ${name} = ${literal(value)}`);
     // The parser's limit (256 KiB by default) above the interface's largest query (sql.http.maxQueryBytes,
     // at most 16 MiB) as the checks quote it (up to twice as long, escaped), so that is the real limit.
     await analysts.queryAsync('SET max_query_size = 40000000');
     // Below the service's queries (priority 1): paused between blocks while one of those runs.
     await analysts.queryAsync('SET priority = 10');
-    // chDB 26.x's join reordering fails on three joined views (docs/queries/03: "Block structure
-    // mismatch"); without it the documented joins run.
-    await analysts.queryAsync('SET query_plan_optimize_join_order_limit = 0');
     lanes = {
       main: createLane(connection.chdb),
       analysts: createLane(analysts),
