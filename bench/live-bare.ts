@@ -92,7 +92,7 @@ export async function startVaultstream(
   env: Record<string, string>,
   nodeArgs: string[] = [],
   timeoutMs = 600_000,
-): Promise<{ proc: ChildProcess; url: string }> {
+): Promise<{ proc: ChildProcess; url: string; logged: () => Record<string, number> }> {
   const proc = spawn(
     process.execPath,
     ['--max-semi-space-size=16', ...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role],
@@ -114,7 +114,25 @@ export async function startVaultstream(
   let stdout = '';
   let stderr = '';
   proc.stdout?.on('data', (d) => (stdout += d));
-  proc.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  // Warnings and errors the service logged, by message (LOG_LEVEL warn logs nothing else): what
+  // explains an error answer the load counted.
+  const counts: Record<string, number> = {};
+  let partial = '';
+  proc.stderr?.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+    const lines = (partial + d).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const { msg, code } = JSON.parse(line) as { msg?: string; code?: string };
+        const key = code ? `${msg} (${code})` : String(msg);
+        counts[key] = (counts[key] ?? 0) + 1;
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const logged = () => ({ ...counts });
   const deadline = Date.now() + timeoutMs;
   const fail = (why: string) => {
     killGroup(proc);
@@ -135,7 +153,7 @@ export async function startVaultstream(
       (r) => r.status,
       () => 0,
     );
-    if (status === 200) return { proc, url };
+    if (status === 200) return { proc, url, logged };
     await sleep(300);
   }
 }

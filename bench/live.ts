@@ -113,6 +113,8 @@ async function main(): Promise<void> {
       api: LoadNumbers;
       /** During the API's load: rows landed, and answers computed for waiting requests and in the background. */
       during: { rows: number; foreground: number; background: number };
+      /** Warnings and errors the service logged during the API's load, by message. */
+      loggedDuring: Record<string, number>;
       load1m: number[];
       /** Wall-clock ms of the API's load (to find it in the CPU profile). */
       window: [number, number];
@@ -132,10 +134,17 @@ async function main(): Promise<void> {
           // is served past its version only within api.cache.maxStaleMs of when the API last saw it.
           if (size === 'full') for (const p of bodies.paths) await timedGet(svc.url, p);
           const c0 = await counters(svc.url);
+          const logged0 = svc.logged();
           const w0 = Date.now();
           const apiNumbers = await loadMix(svc.url, bodies.paths, seconds, connections);
           const window: [number, number] = [w0, Date.now()];
           const c1 = await counters(svc.url);
+          const logged1 = svc.logged();
+          const loggedDuring = Object.fromEntries(
+            Object.entries(logged1)
+              .map(([k, n]) => [k, n - (logged0[k] ?? 0)] as const)
+              .filter(([, n]) => n > 0),
+          );
           const during = {
             rows: c1.rows - c0.rows,
             foreground: c1.foreground - c0.foreground,
@@ -146,6 +155,7 @@ async function main(): Promise<void> {
             bare: bareNumbers,
             api: apiNumbers,
             during,
+            loggedDuring,
             load1m: [before, loadavg()[0]],
             window,
           });
@@ -217,7 +227,13 @@ async function main(): Promise<void> {
           'requests',
           { text: '= 0', bound: 0, better: 'lower' },
           size === 'full',
-          { non2xx: m.api.non2xx, socketErrors: m.api.errors, completed: m.api.completed },
+          {
+            non2xx: m.api.non2xx,
+            non2xxByStatus: m.api.non2xxByStatus,
+            serviceLogged: m.loggedDuring,
+            socketErrors: m.api.errors,
+            completed: m.api.completed,
+          },
         ),
       );
     }

@@ -6,6 +6,7 @@ interface AutocannonResult {
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
+  statusCodeStats?: Record<string, { count: number }>;
 }
 type Autocannon = (opts: {
   url: string;
@@ -24,6 +25,8 @@ export interface LoadNumbers {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Answers by status code other than 2xx (e.g. `{ "503": 2 }`): which errors the non-2xx were. */
+  non2xxByStatus: Record<string, number>;
 }
 
 /** What autocannon measured, as the benchmarks report it. */
@@ -35,6 +38,11 @@ function numbers(r: AutocannonResult): LoadNumbers {
     p99Ms: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors,
+    non2xxByStatus: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {})
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, s]) => [code, s.count]),
+    ),
   };
 }
 
