@@ -8,6 +8,8 @@
  * method (a batch counts each item). Like Alchemy, an eth_getLogs answer holds at most `maxLogs`
  * logs: a range holding more is refused with the provider's wording and the range that would
  * work ("this block range should work: [0x.., 0x..]"); `maxSpan` refuses wide ranges the same way.
+ * Its logs carry `blockTimestamp` as recent geth, reth and anvil's do, or not (`logTimestamps:
+ * false`, as older nodes and many providers).
  * Nothing is stored per block: a header is computed when asked for.
  */
 import { createHash } from 'node:crypto';
@@ -37,6 +39,8 @@ export interface SparseChainOptions {
   holders?: number;
   /** Added to every HTTP answer (a provider's round trip), ms. */
   latencyMs?: number;
+  /** Whether each log carries its block's `blockTimestamp` (default true). */
+  logTimestamps?: boolean;
 }
 
 export interface SparseChain {
@@ -155,6 +159,7 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
         data: word((1_000_000 + k).toString(16)),
         blockNumber: numberToHex(n),
         blockHash: hashOf(n),
+        ...(o.logTimestamps === false ? {} : { blockTimestamp: numberToHex(timeOf(n)) }),
         transactionHash: `0x${createHash('sha256').update(`${seed}:tx:${k}`).digest('hex')}`,
         transactionIndex: numberToHex(index),
         logIndex: numberToHex(index),

@@ -9,12 +9,24 @@ import { multicall3Abi } from './abis.ts';
 import type { RawLog } from './decode.ts';
 import { type EvmRpc, isFault, type RangeHint, rangeHint, rpcFailure } from './rpc.ts';
 
-export interface BlockHeader {
+/**
+ * A block's identity and time: from its header, or from its logs where the provider puts the
+ * block's timestamp on them (then no parent hash: range-headers.ts).
+ */
+export interface BlockStamp {
   number: number;
   hash: Hex;
-  parentHash: Hex;
+  parentHash?: Hex;
   timestamp: number;
 }
+
+/** A block header as read (eth_getBlockByNumber). */
+export interface BlockHeader extends BlockStamp {
+  parentHash: Hex;
+}
+
+/** Whether `b`'s header was read (it has its parent hash), not only known from its logs. */
+export const isHeader = (b: BlockStamp): b is BlockHeader => b.parentHash !== undefined;
 
 /** One contract read: `data` is the ABI-encoded call. */
 export interface ReadCall {
@@ -231,6 +243,8 @@ interface RawJsonLog {
   transactionHash: Hex;
   transactionIndex: Hex;
   logIndex: Hex;
+  /** The block's timestamp: recent geth, reth and anvil put it on every log. */
+  blockTimestamp?: Hex;
 }
 
 function parseLog(l: RawJsonLog): RawLog {
@@ -243,6 +257,7 @@ function parseLog(l: RawJsonLog): RawLog {
     transactionHash: l.transactionHash,
     transactionIndex: Number(l.transactionIndex),
     logIndex: Number(l.logIndex),
+    blockTimestamp: l.blockTimestamp === undefined ? undefined : Number(l.blockTimestamp),
   };
   return log;
 }

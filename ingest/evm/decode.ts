@@ -29,6 +29,8 @@ export interface RawLog {
   /** Position of the log's transaction in its block (absent on logs built by hand: -1 downstream). */
   transactionIndex?: number;
   logIndex: number;
+  /** The block's timestamp where the provider puts it on the log (absent otherwise, or NaN if unreadable). */
+  blockTimestamp?: number;
 }
 
 /** A decoded log: the event name and its arguments (addresses lower-cased, uint as bigint). */

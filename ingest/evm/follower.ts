@@ -23,7 +23,7 @@ import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { erc20Views } from './abis.ts';
 import { accrue } from './accrual.ts';
-import type { BlockHeader, ChainReader } from './chain.ts';
+import { type BlockHeader, type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { autoStartBlock } from './deployment.ts';
@@ -176,9 +176,14 @@ export class ChainFollower {
     if (last && headers[0].parentHash !== last.hash)
       return { blocks: 0, events: 0, retracted: await this.unwind() };
     const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
+    // Consecutive headers read must chain (a block known from its logs has no parent hash to check).
     const moved =
       headers.some(
-        (h, k) => k > 0 && h.number === headers[k - 1].number + 1 && h.parentHash !== headers[k - 1].hash,
+        (h, k) =>
+          k > 0 &&
+          h.parentHash !== undefined &&
+          h.number === headers[k - 1].number + 1 &&
+          h.parentHash !== headers[k - 1].hash,
       ) || logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
     // The chain moved while the range was read: read it again rather than publish a mix of forks.
     if (moved) return { blocks: 0, events: 0, retracted: 0 };
@@ -207,7 +212,9 @@ export class ChainFollower {
       (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
     );
     const chainId = this.deps.contracts.chain.chainId;
-    await this.deps.publish([...events, ...headers.map((h) => blockEmitted(chainId, h))]);
+    // blocks_raw stores the headers read, not the blocks known from their logs only.
+    const read = headers.filter(isHeader);
+    await this.deps.publish([...events, ...read.map((h) => blockEmitted(chainId, h))]);
     this.state.tip = extendTip(this.state.tip, headers, events, this.deps.contracts.chain.reorgWindow);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
@@ -303,7 +310,7 @@ export class ChainFollower {
    * A snapshot at the last block of every UTC day that ended inside the range (the day's close):
    * `headers` holds each such block (range-headers.ts).
    */
-  private async snapshotDays(previous: BlockHeader | undefined, headers: BlockHeader[]): Promise<void> {
+  private async snapshotDays(previous: BlockStamp | undefined, headers: BlockStamp[]): Promise<void> {
     let prev = previous;
     for (const h of headers) {
       if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) await this.snapshot(prev);
@@ -311,7 +318,7 @@ export class ChainFollower {
     }
   }
 
-  private async maybeSnapshot(at: BlockHeader | undefined): Promise<void> {
+  private async maybeSnapshot(at: BlockStamp | undefined): Promise<void> {
     const now = this.deps.clock();
     if (now - this.state.lastSnapshotAt < this.deps.snapshotIntervalSeconds * 1000) return;
     const block = at ?? this.state.tip.at(-1);
@@ -320,7 +327,7 @@ export class ChainFollower {
     await this.snapshot(block);
   }
 
-  private async snapshot(at: BlockHeader): Promise<void> {
+  private async snapshot(at: BlockStamp): Promise<void> {
     try {
       const records = await takeSnapshot(this.deps.reader, this.deps.contracts, at);
       await this.deps.publish(records);

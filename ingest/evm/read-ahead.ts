@@ -3,7 +3,7 @@
  * (`range-headers.ts`), and while backfilling the next range read while the current one is
  * processed.
  */
-import type { BlockHeader, ChainReader } from './chain.ts';
+import type { BlockStamp, ChainReader } from './chain.ts';
 import type { RawLog } from './decode.ts';
 import { rangeHeaders } from './range-headers.ts';
 
@@ -12,8 +12,11 @@ export interface RangeRead {
   logs: RawLog[];
   /** The last block covered (the sizer may have shrunk the range). */
   to: number;
-  /** The headers the range needs (its first and last block among them), oldest first. */
-  headers: BlockHeader[];
+  /**
+   * The blocks the range needs, oldest first: headers read (its first and last block, the reorg
+   * window among them) and blocks known from their logs only (no `parentHash`).
+   */
+  headers: BlockStamp[];
 }
 
 export class RangeReader {
@@ -62,13 +65,7 @@ export class RangeReader {
     const { reader } = this;
     const want = Math.min(head, from + reader.sizer.size - 1);
     const { logs, to } = await reader.logs(from, want);
-    const headers = await rangeHeaders(
-      reader,
-      from,
-      to,
-      head - this.window + 1,
-      logs.map((l) => l.blockNumber),
-    );
+    const headers = await rangeHeaders(reader, from, to, head - this.window + 1, logs);
     return { logs, to, headers };
   }
 }

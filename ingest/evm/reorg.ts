@@ -9,14 +9,17 @@ import { VaultstreamError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import type { OwedMark } from './accrual.ts';
-import type { BlockHeader, ChainReader } from './chain.ts';
+import { type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import type { FeeSettingMark } from './deposit-fees.ts';
 import type { Emitted } from './map.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 
-/** An ingested block of the reorg window, with what was published for it. */
-export interface TipBlock extends BlockHeader {
+/**
+ * An ingested block of the reorg window, with what was published for it: its header, or (below
+ * the head's window) only its hash and timestamp from its logs (range-headers.ts).
+ */
+export interface TipBlock extends BlockStamp {
   events: Emitted[];
 }
 
@@ -60,11 +63,11 @@ export class ChainStopped extends VaultstreamError {
 /** `tip` with the blocks of `headers` and their `events` added, cut to the newest `window` blocks. */
 export function extendTip(
   tip: TipBlock[],
-  headers: BlockHeader[],
+  headers: BlockStamp[],
   events: Emitted[],
   window: number,
 ): TipBlock[] {
-  const first = (headers.at(-1) as BlockHeader).number - window + 1;
+  const first = (headers.at(-1) as BlockStamp).number - window + 1;
   const byBlock = new Map<number, Emitted[]>();
   for (const e of events) {
     const n = e.record.blockNumber as number;
@@ -93,10 +96,17 @@ export async function keptBlocks(
 ): Promise<number> {
   const oldest = tip[0];
   const canonical = new Map<number, Hex>();
+  const parents = new Map<number, Hex>();
   const held = tip.filter((b) => b.number <= head).map((b) => b.number);
-  for (const h of await reader.headersAt(held)) canonical.set(h.number, h.hash);
+  for (const h of await reader.headersAt(held)) {
+    canonical.set(h.number, h.hash);
+    parents.set(h.number, h.parentHash);
+  }
   let keep = tip.length;
   while (keep > 0 && canonical.get(tip[keep - 1].number) !== tip[keep - 1].hash) keep--;
+  // A kept block known from its logs only now has its header read (the same hash): the ancestor
+  // is published again after the retraction (retractOrphans), as a header.
+  for (const b of tip.slice(0, keep)) b.parentHash ??= parents.get(b.number);
   // With the whole history in the window (it starts at the start block), there is no older record to miss.
   if (keep === 0 && oldest.number > startBlock)
     throw new ChainStopped(
@@ -128,14 +138,15 @@ export async function retractOrphans(
   const orphaned = tip.slice(keep).reverse();
   state.tip = tip.slice(0, keep);
   state.next = keep ? tip[keep - 1].number + 1 : tip[0].number;
+  // A block known from its logs only has no blocks_raw row to retract.
   const retractions = orphaned.flatMap((b) => [
     ...[...b.events].reverse().map(retraction),
-    blockEmitted(chain.chainId, b, true),
+    ...(isHeader(b) ? [blockEmitted(chain.chainId, b, true)] : []),
   ]);
   // The ancestor again, last: the chain's watermark (chain_watermark_raw keeps the newest block
-  // row published) goes back to it rather than stay on an orphaned block.
+  // row published) goes back to it rather than stay on an orphaned block. keptBlocks read its header.
   const ancestor = keep ? state.tip[keep - 1] : undefined;
-  if (ancestor) retractions.push(blockEmitted(chain.chainId, ancestor));
+  if (ancestor && isHeader(ancestor)) retractions.push(blockEmitted(chain.chainId, ancestor));
   await deps.publish(retractions);
   for (const [acc, mark] of Object.entries(state.owed)) if (mark.block >= state.next) delete state.owed[acc];
   for (const [vault, mark] of Object.entries(state.depositFees ?? {}))

@@ -15,7 +15,7 @@ import { decodeFunctionResult, encodeFunctionData, formatUnits, type Hex, parseA
 import type { PriceSource, YieldAssetConfig } from '../../core/config.ts';
 import { accountantViews, erc20Views } from './abis.ts';
 import { accountantStateCall, decodeAccountantState, isHubAccountant } from './accountant.ts';
-import type { BlockHeader, ChainReader, ReadCall } from './chain.ts';
+import type { BlockStamp, ChainReader, ReadCall } from './chain.ts';
 import { type ChainContracts, decimalText } from './contracts.ts';
 import type { Emitted } from './map.ts';
 
@@ -71,7 +71,7 @@ function priceOf(y: YieldAssetConfig, data: Hex | undefined, chainId: number) {
 export async function takeSnapshot(
   reader: ChainReader,
   contracts: ChainContracts,
-  at: BlockHeader,
+  at: BlockStamp,
 ): Promise<Emitted[]> {
   const chainId = contracts.chain.chainId;
   const calls: ReadCall[] = [];
