@@ -1,6 +1,6 @@
 /**
  * The settle step (docs/architecture.md#precomputed-metrics): writes the metrics tables of
- * migration 018 from the plain views that define them, for the vaults and days whose inputs
+ * migrations 018, 021 and 024 from the plain views that define them, for the vaults and days whose inputs
  * changed since the last settle, so the API reads short rows instead of views over the whole
  * history.
  *
@@ -9,7 +9,8 @@
  * supply and snapshots carry forward and the APYs and tvl30DayChange look back 7 and 30 days, so
  * every later day is recomputed. A registry change recomputes the whole vault, and a change of
  * `service_settings` (the primary chain) every vault. A new UTC day
- * recomputes every vault from the last settled day (the grids end at today). Retractions and
+ * recomputes every vault from the last settled day (the grids end at today), and a new UTC hour
+ * the holder counts from the day of the last settled hour (today's row gains a sample). Retractions and
  * replays are raw rows like any other, so they are covered; a restart resumes from
  * `metrics_settle_state`, and without it everything is recomputed.
  *
@@ -28,8 +29,11 @@ import type { Store } from '../store/client.ts';
  */
 const RESCAN_MS = 10_000;
 
-/** What made a vault's rows dirty: a raw family ingested since the last settle, or a new UTC day. */
-type Input = 'rates' | 'transfers' | 'redemptions' | 'snapshots' | 'registry' | 'day';
+/**
+ * What made a vault's rows dirty: a raw family ingested since the last settle, a new UTC day, or a
+ * new UTC hour (only the holder counts, sampled hourly, read it).
+ */
+type Input = 'rates' | 'transfers' | 'redemptions' | 'snapshots' | 'registry' | 'day' | 'hour';
 const ALL: Input[] = ['rates', 'transfers', 'redemptions', 'snapshots', 'registry', 'day'];
 /** The inputs of the composition views (composition_daily, composition_apy_daily). */
 const COMPOSITION: Input[] = ['snapshots', 'registry', 'day'];
@@ -140,6 +144,23 @@ const TARGETS: Target[] = [
     },
   },
   {
+    table: 'metrics_holders_daily',
+    columns: ['vault', 'chain_id', 'day', 'start', 'end', 'min', 'max', 'average', 'count'],
+    inputs: ['transfers', 'day', 'hour'],
+    select: (db, f) =>
+      `SELECT vault, chain_id, day, start, end, min, max, average, count FROM ${db}.holder_history_daily
+       WHERE ${f(['transfers', 'day', 'hour'], 'day')}`,
+    day: 'day',
+  },
+  {
+    table: 'metrics_top_holders',
+    columns: ['vault', 'chain_id', 'holder', 'balance_raw', 'share_decimals', 'balance_e36', 'since'],
+    inputs: ['transfers', 'registry', 'rates'],
+    select: (db, f) =>
+      `SELECT vault, chain_id, holder, balance_raw, share_decimals, balance_e36, since FROM ${db}.vault_top_holders
+       WHERE ${f(['transfers', 'registry', 'rates'])}`,
+  },
+  {
     table: 'metrics_pending_redemptions',
     columns: [
       'vault',
@@ -168,6 +189,7 @@ export interface SettleResult {
 interface State {
   since: string;
   settledDay: string;
+  settledHour: string;
   version: bigint;
 }
 
@@ -177,13 +199,19 @@ type Dirty = Map<string, Map<Input, string>>;
 const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 async function readState(store: Store): Promise<State> {
-  const [r] = await store.query<{ since: string; day: string; version: string }>(
-    `SELECT toString(since) AS since, toString(settled_day) AS day, toString(version) AS version
+  const [r] = await store.query<{ since: string; day: string; hour: string; version: string }>(
+    `SELECT toString(since) AS since, toString(settled_day) AS day, toString(settled_hour) AS hour,
+       toString(version) AS version
      FROM ${store.database}.metrics_settle_state FINAL WHERE id = 0`,
   );
   return r
-    ? { since: r.since, settledDay: r.day, version: BigInt(r.version) }
-    : { since: '1970-01-01 00:00:00.000', settledDay: '1970-01-01', version: 0n };
+    ? { since: r.since, settledDay: r.day, settledHour: r.hour, version: BigInt(r.version) }
+    : {
+        since: '1970-01-01 00:00:00.000',
+        settledDay: '1970-01-01',
+        settledHour: '1970-01-01 00:00:00',
+        version: 0n,
+      };
 }
 
 const mark = (dirty: Dirty, vault: string, input: Input, day: string) => {
@@ -251,12 +279,20 @@ function filterOf(dirty: Dirty): Filter {
 export async function settleMetrics(store: Store): Promise<SettleResult> {
   const db = store.database;
   const state = await readState(store);
-  const [clock] = await store.query<{ today: string }>('SELECT toString(today()) AS today');
+  const [clock] = await store.query<{ today: string; hour: string }>(
+    `SELECT toString(today()) AS today, toString(toStartOfHour(now('UTC'))) AS hour`,
+  );
   const { dirty, seen } = await dirtyVaults(store, state.since);
-  if (clock.today > state.settledDay) {
-    // A new UTC day: every vault's grid gains it, and the last settled day closes.
+  const newDay = clock.today > state.settledDay;
+  const newHour = clock.hour > state.settledHour;
+  if (newDay || newHour) {
     const vaults = await store.query<{ slug: string }>(`SELECT slug FROM ${db}.vault_registry`);
-    for (const { slug } of vaults) mark(dirty, slug, 'day', state.settledDay);
+    for (const { slug } of vaults) {
+      // A new UTC day: every vault's grid gains it, and the last settled day closes.
+      if (newDay) mark(dirty, slug, 'day', state.settledDay);
+      // A new UTC hour: the holder counts of the days since the last settled hour gain samples.
+      if (newHour) mark(dirty, slug, 'hour', state.settledHour.slice(0, 10));
+    }
   }
   let version = 0n;
   if (dirty.size) {
@@ -278,9 +314,15 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
       );
     }
   }
-  if (dirty.size || clock.today !== state.settledDay)
+  if (dirty.size || clock.today !== state.settledDay || clock.hour !== state.settledHour)
     await store.insert('metrics_settle_state', [
-      { id: 0, since: seen, settled_day: clock.today, version: String(version || state.version) },
+      {
+        id: 0,
+        since: seen,
+        settled_day: clock.today,
+        settled_hour: clock.hour,
+        version: String(version || state.version),
+      },
     ]);
   const settled = new Map([...dirty].map(([v, m]) => [v, [...m.values()].sort()[0]]));
   return { settled, version };

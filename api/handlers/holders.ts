@@ -88,7 +88,8 @@ export const holdersHandlers: HandlerMap = {
     ctx.body = body;
   },
 
-  // SQL: views/plain/holder_values.sql, vault_holders.sql, transfers.sql (api/read/holders-top.ts;
+  // SQL: metrics_top_holders and metrics_vault_current (views/migrations/024, 018), the rows of
+  // views/plain/vault_top_holders.sql and vault_holders.sql (api/read/holders-top.ts;
   // docs/queries/api-vault-holders.sql).
   'GET /vaults/holders': async (ctx, { store, kit }) => {
     const q = parseQuery(vaultsHoldersQuery, ctx);
@@ -103,8 +104,8 @@ export const holdersHandlers: HandlerMap = {
     });
   },
 
-  // SQL: views/plain/holder_history_daily.sql (api/read/holders-history.ts;
-  // docs/queries/api-holders-history.sql).
+  // SQL: metrics_holders_daily (views/migrations/024), the rows of views/plain/holder_history_daily.sql
+  // (api/read/holders-history.ts; docs/queries/api-holders-history.sql).
   'GET /vaults/holders-history': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(vaultsHoldersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
@@ -117,7 +118,7 @@ export const holdersHandlers: HandlerMap = {
     });
   },
 
-  // SQL: views/plain/holder_history_daily.sql, as above.
+  // SQL: metrics_holders_daily, as above.
   'GET /vaults/{slug}/holders-history': async (ctx, { store, kit, clock }) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(holdersHistoryQuery, ctx);

@@ -44,6 +44,12 @@ interface Row {
   assets_decimals: number;
 }
 
+/**
+ * Windows read for the newest rows, back from `now`: the first also gives the 7-day count; a vault
+ * with fewer than `limit` rows in one is read again over the next (the last: its whole history).
+ */
+const WINDOWS = [WEEK_SECONDS, 8 * WEEK_SECONDS, 64 * WEEK_SECONDS, Number.POSITIVE_INFINITY];
+
 /** Recent transactions of `vaults` (in their order); `now` in Unix seconds. */
 export async function recentTransactions(
   store: Store,
@@ -53,48 +59,59 @@ export async function recentTransactions(
   if (vaults.length === 0) return [];
   const db = store.database;
   const chainFilter = opts.chainId === undefined ? '' : 'AND chain_id = {chain:UInt32}';
-  const params = {
-    slugs: vaults.map((v) => v.slug),
-    n: opts.limit,
-    now: opts.now,
-    since: opts.now - WEEK_SECONDS,
-    ...(opts.chainId !== undefined && { chain: opts.chainId }),
-  };
-  const rows = await store.query<Row>(
-    `SELECT vault, chain_id, tx_hash, log_index, kind, user,
-       toString(toUnixTimestamp(block_time)) AS created_at, toString(shares) AS shares_s, shares_token,
-       toString(assets) AS assets_s, assets_token, assets_decimals
-     FROM ${db}.transactions
-     WHERE vault IN {slugs:Array(String)} ${chainFilter}
-     ORDER BY vault, block_time DESC, block_number DESC, log_index DESC, chain_id
-     LIMIT {n:UInt32} BY vault`,
-    params,
-  );
-  const counts = await store.query<{ vault: string; n: string }>(
-    `SELECT vault, toString(count()) AS n FROM ${db}.transactions
-     WHERE vault IN {slugs:Array(String)} ${chainFilter}
-       AND block_time > toDateTime({since:Int64}, 'UTC') AND block_time <= toDateTime({now:Int64}, 'UTC')
-     GROUP BY vault`,
-    params,
-  );
-  const weekly = new Map(counts.map((c) => [c.vault, Number(c.n)]));
+  const byVault = new Map<string, Row[]>();
+  const weekly = new Map<string, number>();
+  let pending = vaults.map((v) => v.slug);
+  for (const span of WINDOWS) {
+    if (!pending.length || opts.limit === 0) break;
+    const from = Math.max(0, opts.now - span);
+    // The view's rows are ordered by (vault, block_time) (activity_by_time, migration 024): only the
+    // window's granules are read, not the history.
+    const rows = await store.query<Row & { week: string }>(
+      `SELECT vault, chain_id, tx_hash, log_index, kind, user,
+         toString(toUnixTimestamp(block_time)) AS created_at, toString(shares) AS shares_s, shares_token,
+         toString(assets) AS assets_s, assets_token, assets_decimals,
+         toString(countIf(block_time > toDateTime({since:Int64}, 'UTC') AND block_time <= toDateTime({now:Int64}, 'UTC'))
+           OVER (PARTITION BY vault)) AS week
+       FROM ${db}.transactions
+       WHERE vault IN {slugs:Array(String)} ${chainFilter} ${Number.isFinite(span) ? "AND block_time > toDateTime({from:Int64}, 'UTC')" : ''}
+       ORDER BY vault, block_time DESC, block_number DESC, log_index DESC, chain_id
+       LIMIT {n:UInt32} BY vault`,
+      {
+        slugs: pending,
+        n: opts.limit,
+        now: opts.now,
+        since: opts.now - WEEK_SECONDS,
+        from,
+        ...(opts.chainId !== undefined && { chain: opts.chainId }),
+      },
+    );
+    for (const r of rows) {
+      const list = byVault.get(r.vault) ?? [];
+      byVault.set(r.vault, list);
+      list.push(r);
+      // The first window holds the week: its count is the 7-day count.
+      if (span === WEEK_SECONDS) weekly.set(r.vault, Number(r.week));
+    }
+    // Short of `limit` rows in the window: read the vault again over a longer one.
+    pending = pending.filter((slug) => (byVault.get(slug)?.length ?? 0) < opts.limit);
+    if (Number.isFinite(span)) for (const slug of pending) byVault.delete(slug);
+  }
   return vaults.map((v) => ({
     vaultAddress: v.vaultAddress,
     transactionCount7d: weekly.get(v.slug) ?? 0,
-    recentTransactions: rows
-      .filter((r) => r.vault === v.slug)
-      .map((r) => ({
-        transactionHash: r.tx_hash,
-        logIndex: Number(r.log_index),
-        transactionType: r.kind,
-        vaultAddress: v.vaultAddress,
-        user: r.user,
-        createdAt: Number(r.created_at),
-        shares: toUnits(BigInt(r.shares_s), chainDecimals(v, Number(r.chain_id))),
-        sharesTokenAddress: r.shares_token,
-        assets: toUnits(BigInt(r.assets_s), Number(r.assets_decimals)),
-        assetsTokenAddress: r.assets_token,
-        chainId: Number(r.chain_id),
-      })),
+    recentTransactions: (byVault.get(v.slug) ?? []).map((r) => ({
+      transactionHash: r.tx_hash,
+      logIndex: Number(r.log_index),
+      transactionType: r.kind,
+      vaultAddress: v.vaultAddress,
+      user: r.user,
+      createdAt: Number(r.created_at),
+      shares: toUnits(BigInt(r.shares_s), chainDecimals(v, Number(r.chain_id))),
+      sharesTokenAddress: r.shares_token,
+      assets: toUnits(BigInt(r.assets_s), Number(r.assets_decimals)),
+      assetsTokenAddress: r.assets_token,
+      chainId: Number(r.chain_id),
+    })),
   }));
 }

@@ -1,6 +1,8 @@
 /**
- * Holder counts per (vault, chain, UTC day) from `holder_history_daily` (migration
- * 006: hourly samples, 24 for a past day; docs/architecture.md, Endpoint semantics).
+ * Holder counts per (vault, chain, UTC day) as `holder_history_daily` computes them (hourly
+ * samples, 24 for a past day; docs/architecture.md, Endpoint semantics), read from
+ * `metrics_holders_daily`, where views/settle.ts stores that view's rows (migration 024): the
+ * answer reads its own days, not the history.
  */
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';
@@ -24,7 +26,7 @@ export interface VaultHolderHistory {
 interface Row {
   vault: string;
   chain_id: number;
-  day: string;
+  day_unix: string;
   start: string;
   end: string;
   min: string;
@@ -44,12 +46,13 @@ export async function holderHistory(
 ): Promise<VaultHolderHistory[]> {
   if (vaults.length === 0) return [];
   const rows = await store.query<Row>(
-    `SELECT vault, chain_id, toString(toUnixTimestamp(toDateTime(day, 'UTC'))) AS day,
+    `SELECT vault, chain_id, toString(toUnixTimestamp(toDateTime(day, 'UTC'))) AS day_unix,
        toString(start) AS start, toString(end) AS end, toString(min) AS min, toString(max) AS max,
        average, toString(count) AS count
-     FROM ${store.database}.holder_history_daily
+     FROM ${store.database}.metrics_holders_daily FINAL
      WHERE vault IN {slugs:Array(String)}
-       AND toDateTime(day, 'UTC') BETWEEN toDateTime({from:UInt32}, 'UTC') AND toDateTime({to:UInt32}, 'UTC')
+       AND day BETWEEN toDate(toDateTime({from:UInt32}, 'UTC'), 'UTC') AND toDate(toDateTime({to:UInt32}, 'UTC'), 'UTC')
+       AND toDateTime(day, 'UTC') >= toDateTime({from:UInt32}, 'UTC')
      ORDER BY vault, day, chain_id`,
     { slugs: vaults.map((v) => v.slug), from: range.startDate ?? 0, to: range.endDate },
   );
@@ -58,7 +61,7 @@ export async function holderHistory(
     history: rows
       .filter((r) => r.vault === v.slug)
       .map((r) => ({
-        day: Number(r.day),
+        day: Number(r.day_unix),
         chainId: Number(r.chain_id),
         start: Number(r.start),
         end: Number(r.end),

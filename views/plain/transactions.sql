@@ -1,5 +1,7 @@
+-- Reads activity_by_time (migration 024: activity_raw's rows ordered by (vault, block_time)), so a
+-- read of a vault's recent rows reads those rows only.
 CREATE OR REPLACE VIEW {{db}}.transactions {{on_cluster}} AS
-SELECT * EXCEPT (ver, removed) FROM {{db}}.activity_raw FINAL WHERE removed = 0
+SELECT * EXCEPT (ver, removed) FROM {{db}}.activity_by_time FINAL WHERE removed = 0
 COMMENT 'Deposits, withdrawals, redeem requests, instant redemptions and bridge moves on the canonical chain';
 ALTER TABLE {{db}}.transactions {{on_cluster}} COMMENT COLUMN event_id 'Natural identity chainId:blockHash:logIndex';
 ALTER TABLE {{db}}.transactions {{on_cluster}} COMMENT COLUMN chain_id 'Chain id';
