@@ -2,31 +2,38 @@
  * Disk a day of `npm start` takes (issue 24 item 2): `vaultstream start` as a fresh clone runs
  * it (bench/start-ready.ts: the default config, the devnet with its 45 days and a live tick
  * every 3 s), measured at `/readyz` 200 and then every `--sample-s` seconds for `--minutes` of
- * live running: the data directory (bus log, chDB, checkpoints, ground truth) and the anvil
- * nodes' HOMEs. A day is extrapolated from the growth while live, from `--settle-min` on: the
- * bus log's (it only grows: the slope of its size) plus the rest's floor (the store swings by
- * tens of MB as parts merge and the merged-away ones expire, a saw tooth of a few minutes: the
- * smallest sample of the second half over the first half's), added to the highest size seen;
- * target ≤ 1 GB. Also the anvil nodes' resident memory at the end, which their state bound
- * keeps flat (devnet/run.ts `keptStates`).
+ * live running, by component: the bus log, the chDB store, the rest of the data directory
+ * (ingest checkpoints, the devnet's ground truth, snapshots) and the anvil nodes' HOMEs.
  *
- *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 16] [--settle-min 4] [--sample-s 30]
+ * The store is measured twice: on disk (`du`) and its active parts (`system.tables`
+ * `total_bytes`, through the SQL interface). The difference is the parts merged away and not yet
+ * deleted (MergeTree keeps them `old_parts_lifetime`, 8 minutes): it swings by up to hundreds of
+ * MB as parts merge and expire, but it is bounded by the insert rate times that lifetime and
+ * does not grow over a day. What grows is the active data, the bus log (until its retention
+ * frees what every group committed) and the rest: each one's trend is its least-squares slope
+ * over the samples from `--settle-min` on. A day = each component at ready + its slope x a day,
+ * plus the largest merged-away overhead seen; target ≤ 1 GB. Also the anvil nodes' resident
+ * memory at the end, which their state bound keeps flat (devnet/run.ts `keptStates`).
+ *
+ *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 50] [--settle-min 4] [--sample-s 10]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { benchArgs, round, row, writeReport } from './report.ts';
-import { startUntilReady } from './start-ready.ts';
+import { duBytes, startUntilReady } from './start-ready.ts';
 
 const { values, size, out } = benchArgs(
   'devnet-disk',
   { minutes: undefined, 'sample-s': undefined, 'settle-min': undefined },
   {
     tiny: { minutes: '0.25', 'sample-s': '5', 'settle-min': '0' },
-    full: { minutes: '16', 'sample-s': '30', 'settle-min': '4' },
+    full: { minutes: '50', 'sample-s': '10', 'settle-min': '4' },
   },
 );
 const tiny = size === 'tiny';
 const MB = 1024 * 1024;
+const DAY_S = 86_400;
 
 /** Resident memory (bytes) of the anvil processes whose HOME is under `tmp`. */
 function anvilRss(tmp: string): number {
@@ -45,16 +52,58 @@ function anvilRss(tmp: string): number {
 
 const loadBefore = loadavg();
 const svc = await startUntilReady(tiny ? { VAULTSTREAM__devnet__backfillDays: '1' } : {});
-const samples: { s: number; dataDir: number; bus: number; anvilHomes: number }[] = [];
+const sqlUrl = (JSON.parse(readFileSync(join(svc.dataDir, 'sql-http.json'), 'utf8')) as { url: string }).url;
+
+/** Bytes of each table's active parts (`system.tables.total_bytes`), through the SQL interface. */
+async function activeTables(): Promise<Record<string, number>> {
+  const res = await fetch(`${sqlUrl}/?default_format=JSONEachRow`, {
+    method: 'POST',
+    body: "SELECT name, total_bytes FROM system.tables WHERE database = 'vaultstream' AND total_bytes > 0",
+  });
+  if (!res.ok) throw new Error(`SQL interface: ${res.status} ${await res.text()}`);
+  const out: Record<string, number> = {};
+  for (const line of (await res.text()).split('\n').filter(Boolean)) {
+    const r = JSON.parse(line) as { name: string; total_bytes: string | number };
+    out[r.name] = Number(r.total_bytes);
+  }
+  return out;
+}
+
+interface Sample {
+  s: number;
+  bus: number;
+  storeDisk: number;
+  storeActive: number;
+  other: number;
+  anvilHomes: number;
+}
+const samples: Sample[] = [];
+let tablesFirst: Record<string, number> = {};
+let tablesLast: Record<string, number> = {};
 const t0 = performance.now();
 let rss = 0;
 try {
   const end = t0 + Number(values.minutes) * 60_000;
   for (;;) {
-    samples.push({ s: (performance.now() - t0) / 1000, ...svc.diskBytes() });
-    const last = samples[samples.length - 1];
+    const s = (performance.now() - t0) / 1000;
+    const tables = await activeTables();
+    const disk = svc.diskBytes();
+    const storeDisk = duBytes(join(svc.dataDir, 'chdb'));
+    if (samples.length === 0) tablesFirst = tables;
+    tablesLast = tables;
+    samples.push({
+      s,
+      bus: disk.bus,
+      storeDisk,
+      storeActive: Object.values(tables).reduce((a, b) => a + b, 0),
+      other: readdirSync(svc.dataDir)
+        .filter((n) => n !== 'bus' && n !== 'chdb')
+        .reduce((a, n) => a + duBytes(join(svc.dataDir, n)), 0),
+      anvilHomes: disk.anvilHomes,
+    });
+    const l = samples[samples.length - 1];
     console.error(
-      `t=${Math.round(last.s)} s data dir ${round(last.dataDir / MB, 1)} MB, anvil homes ${round(last.anvilHomes / MB, 1)} MB`,
+      `t=${Math.round(s)} s bus ${round(l.bus / MB, 2)} MB, store ${round(l.storeDisk / MB, 1)} MB on disk (${round(l.storeActive / MB, 2)} MB active), other ${round(l.other / MB, 2)} MB, anvil homes ${round(l.anvilHomes / MB, 2)} MB`,
     );
     if (performance.now() >= end) break;
     await new Promise((r) =>
@@ -66,7 +115,6 @@ try {
   await svc.stop();
 }
 
-type Sample = (typeof samples)[number];
 /** Least-squares slope of `y` over the samples' times, bytes per second. */
 function slope(xs: Sample[], y: (s: Sample) => number): number {
   const n = xs.length;
@@ -77,29 +125,34 @@ function slope(xs: Sample[], y: (s: Sample) => number): number {
   const den = xs.reduce((a, s) => a + (s.s - mx) ** 2, 0);
   return den > 0 ? num / den : 0;
 }
-const total = (s: Sample) => s.dataDir + s.anvilHomes;
 const first = samples[0];
 const last = samples[samples.length - 1];
-// Two parts grow differently. The bus log only grows (appends, no retention): its growth is the
-// least-squares slope of its size. The rest (mostly the store) swings by tens of MB as parts
-// merge and the merged-away ones expire (a saw tooth of a few minutes): its growth is that of
-// its floor, the smallest sample of the second half of the settled samples over the first's.
 const settled = samples.filter((s) => s.s >= Number(values['settle-min']) * 60);
-const half = Math.floor(settled.length / 2);
-const [early, late] = [settled.slice(0, half), settled.slice(half)];
-const rest = (s: Sample) => total(s) - s.bus;
-const floor = (xs: Sample[]) => Math.min(...xs.map(rest));
-const halfSeconds = late.length && early.length ? late[0].s - early[0].s : 0;
-const restPerSecond = halfSeconds > 0 ? Math.max(0, (floor(late) - floor(early)) / halfSeconds) : 0;
-const busPerSecond = Math.max(
-  0,
-  slope(settled, (s) => s.bus),
-);
-const perSecond = busPerSecond + restPerSecond;
-// A day: the highest sample while live, plus the growth over the rest of the day.
-const peak = Math.max(...settled.map(total), total(last));
-const day = peak + perSecond * Math.max(0, 86_400 - last.s);
+const total = (s: Sample) => s.bus + s.storeDisk + s.other + s.anvilHomes;
+/** Parts merged away and not yet deleted: bounded (insert rate x `old_parts_lifetime`), not a trend. */
+const overhead = (s: Sample) => Math.max(0, s.storeDisk - s.storeActive);
+const growing = {
+  'bus log': (s: Sample) => s.bus,
+  'store (active parts)': (s: Sample) => s.storeActive,
+  'rest of the data dir (checkpoints, ground truth, snapshots)': (s: Sample) => s.other,
+  'anvil homes': (s: Sample) => s.anvilHomes,
+};
+const perDay = Object.fromEntries(
+  Object.entries(growing).map(([k, y]) => [k, Math.max(0, slope(settled, y)) * DAY_S]),
+) as Record<keyof typeof growing, number>;
+const maxOverhead = Math.max(...settled.map(overhead), overhead(last));
+const atReady = Object.values(growing).reduce((a, y) => a + y(first), 0);
+const day = atReady + Object.values(perDay).reduce((a, b) => a + b, 0) + maxOverhead;
 const minutes = round((last.s - (settled[0]?.s ?? 0)) / 60, 1);
+const window = `${minutes} min from minute ${values['settle-min']}`;
+const topTables = Object.entries(tablesLast)
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 10)
+  .map(([name, bytes]) => ({
+    name,
+    firstMB: round((tablesFirst[name] ?? 0) / MB, 3),
+    lastMB: round(bytes / MB, 3),
+  }));
 
 writeReport(out, {
   name: 'devnet-disk',
@@ -110,17 +163,19 @@ writeReport(out, {
     row('npm start: anvil homes at /readyz 200', round(first.anvilHomes / MB, 1), 'MB'),
     row(
       `npm start: disk at its highest while live (over ${round(last.s / 60, 1)} min)`,
-      round(peak / MB, 1),
+      round(Math.max(...samples.map(total)) / MB, 1),
       'MB',
     ),
-    row(`npm start: bus log growth while live`, round((busPerSecond * 3600) / MB, 1), 'MB/hour'),
-    row(
-      `npm start: disk growth while live (bus log + the store's floor, ${minutes} min from minute ${values['settle-min']})`,
-      round((perSecond * 3600) / MB, 1),
-      'MB/hour',
+    ...Object.entries(perDay).map(([k, v]) =>
+      row(`npm start: ${k} growth a day (slope over ${window})`, round(v / MB, 1), 'MB/day'),
     ),
     row(
-      `npm start: disk after a day (extrapolated from ${minutes} min)`,
+      'npm start: store parts merged away, not yet deleted (largest; bounded, no trend)',
+      round(maxOverhead / MB, 1),
+      'MB',
+    ),
+    row(
+      `npm start: disk after a day (at ready + each component's slope x 24 h + merged-away parts; ${window})`,
       round(day / MB, 1),
       'MB',
       { text: '≤ 1 GB', bound: 1024, better: 'lower' },
@@ -130,10 +185,13 @@ writeReport(out, {
   ],
   samples: samples.map((s) => ({
     s: round(s.s, 1),
-    dataDirMB: round(s.dataDir / MB, 2),
-    busMB: round(s.bus / MB, 2),
+    busMB: round(s.bus / MB, 3),
+    storeDiskMB: round(s.storeDisk / MB, 2),
+    storeActiveMB: round(s.storeActive / MB, 3),
+    otherMB: round(s.other / MB, 3),
     anvilHomesMB: round(s.anvilHomes / MB, 2),
   })),
+  tables: topTables,
   node: process.version,
   cpus: cpus().length,
   loadavg1m: { before: round(loadBefore[0]), after: round(loadavg()[0]) },
