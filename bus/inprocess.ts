@@ -21,7 +21,9 @@
  *   partition's fsync. A key over 65535 bytes or a record over 16 MiB is refused with `BAD_INPUT`
  *   before anything is written; a failed open, write or fsync rejects with `BUS_UNAVAILABLE` (cause
  *   attached) and the file is reopened for the next append. The log is never truncated or
- *   rewritten: other processes may be appending to it at the same moment.
+ *   rewritten: other processes may be appending to it at the same moment. Retention
+ *   (bus/inprocess-retention.ts) frees the bytes every group committed past by punching a hole
+ *   in the file: it keeps its size and every offset.
  * - Torn tail: a record shorter than its header says (a writer killed mid-append, or a write in
  *   progress in another process) is not delivered; the reader waits at it. It was never
  *   acknowledged (its publish never resolved). Records appended after it are found again: when a
@@ -44,16 +46,23 @@
  *   file is written to a temporary name, fsync'd, renamed over the old one, and the directory
  *   fsync'd. So it is replaced atomically and never points past durable data.
  * - Subscribe: an unreadable or malformed offsets file, or a committed offset past the end of its
- *   log (the log was truncated or replaced behind the bus's back), is a `DECODE_FAILED` error
- *   from `subscribe`: the group is never silently restarted from zero or from the wrong place.
+ *   log (the log was truncated or replaced behind the bus's back) or before its start (retention
+ *   freed it), is a `DECODE_FAILED` error from `subscribe`: the group is never silently restarted from zero or from the wrong place.
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VaultstreamError } from '../core/errors.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
-import { ioError, isMissing, PartitionAppender, readOffsetsFile } from './inprocess-files.ts';
+import {
+  ioError,
+  isMissing,
+  PartitionAppender,
+  readOffsetsFile,
+  writeOffsetsFile,
+} from './inprocess-files.ts';
 import { encodeRecords } from './inprocess-log.ts';
+import { Retention, readStart } from './inprocess-retention.ts';
 import { InProcessSubscription } from './inprocess-subscription.ts';
 import type { Bus, BusMessage, SubscribeOptions, Subscription } from './types.ts';
 
@@ -66,6 +75,11 @@ export interface InProcessBusOptions {
    * partitionsConsumedConcurrently): one partition's insert overlaps another's decoding.
    */
   concurrency?: number;
+  /**
+   * How often the bytes every group committed past are freed (bus/inprocess-retention.ts), while
+   * this bus has a subscription; 0: never (the logs keep everything).
+   */
+  retentionCheckMs?: number;
 }
 
 export class InProcessBus implements Bus {
@@ -73,8 +87,11 @@ export class InProcessBus implements Bus {
   readonly partitions: number;
   readonly lagUnit = 'bytes' as const;
   readonly concurrency: number;
-  private readonly dir: string;
+  readonly dir: string;
   private readonly log: Logger;
+  private readonly retention: Retention;
+  private readonly retentionCheckMs: number;
+  private retentionTimer: NodeJS.Timeout | undefined;
   private readonly appender: PartitionAppender;
   private readonly appended = new EventEmitter();
   private readonly subs = new Set<InProcessSubscription>();
@@ -86,6 +103,8 @@ export class InProcessBus implements Bus {
     this.log = opts.logger ?? silentLogger;
     this.appender = new PartitionAppender((topic, partition) => this.logPath(topic, partition));
     this.appended.setMaxListeners(0);
+    this.retention = new Retention(this, this.log);
+    this.retentionCheckMs = opts.retentionCheckMs ?? 0;
   }
 
   async connect(): Promise<void> {
@@ -94,6 +113,20 @@ export class InProcessBus implements Bus {
     } catch (err) {
       throw ioError('create the bus directory', this.dir, err);
     }
+    if (this.retentionCheckMs > 0 && !this.retentionTimer) {
+      this.retentionTimer = setInterval(() => {
+        if (this.subs.size > 0) void this.freeCommitted();
+      }, this.retentionCheckMs);
+      this.retentionTimer.unref();
+    }
+  }
+
+  /** Frees the bytes every group committed past (bus/inprocess-retention.ts): bytes newly freed. */
+  freeCommitted(): Promise<number> {
+    return this.retention.round().catch((err) => {
+      this.log.warn({ err }, 'bus retention round failed; retried at the next');
+      return 0;
+    });
   }
 
   /** Path of a partition's log file. */
@@ -134,9 +167,33 @@ export class InProcessBus implements Bus {
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     const committed = await this.readCommitted(opts.groupId);
+    const start = await readStart(this.dir);
+    let fresh = false;
     for (const t of opts.topics)
       for (let p = 0; p < this.partitions; p++) {
-        const at = BigInt(committed[`${t}/${p}`] ?? '0');
+        const k = `${t}/${p}`;
+        // A partition the group never committed starts at its log's start (retention freed the
+        // rest), and is committed there at once: retention frees nothing the group has not read.
+        if (committed[k] === undefined) {
+          committed[k] = start[k] ?? '0';
+          fresh = true;
+        }
+        const at = BigInt(committed[k] ?? '0');
+        if (at < BigInt(start[k] ?? '0'))
+          throw new VaultstreamError(
+            'DECODE_FAILED',
+            `group ${opts.groupId} committed offset ${at} of ${k}, before its log's start (${start[k]}): retention freed the bytes before it`,
+            {
+              details: {
+                groupId: opts.groupId,
+                topic: t,
+                partition: p,
+                committed: String(at),
+                start: start[k],
+              },
+              hint: `the group's offsets file was restored from an old copy; delete ${this.groupFile(opts.groupId)} to consume from the log's start`,
+            },
+          );
         const end = this.endOffset(t, p);
         if (at > end)
           throw new VaultstreamError(
@@ -154,6 +211,10 @@ export class InProcessBus implements Bus {
             },
           );
       }
+    if (fresh)
+      await writeOffsetsFile(this.groupFile(opts.groupId), committed).catch((err) => {
+        throw ioError('write committed offsets', this.groupFile(opts.groupId), err);
+      });
     const sub = new InProcessSubscription(this, opts, committed, this.log);
     this.subs.add(sub);
     const onAppend = () => sub.wake();
@@ -168,16 +229,20 @@ export class InProcessBus implements Bus {
 
   async lag(groupId: string, topics: string[]): Promise<Record<string, number[]>> {
     const committed = await this.readCommitted(groupId);
+    const start = await readStart(this.dir);
     const out: Record<string, number[]> = {};
     for (const t of topics)
       out[t] = Array.from({ length: this.partitions }, (_, p) =>
-        Number(this.endOffset(t, p) - BigInt(committed[`${t}/${p}`] ?? '0')),
+        Number(this.endOffset(t, p) - BigInt(committed[`${t}/${p}`] ?? start[`${t}/${p}`] ?? '0')),
       );
     return out;
   }
 
   async close(): Promise<void> {
+    clearInterval(this.retentionTimer);
+    this.retentionTimer = undefined;
     await Promise.all([...this.subs].map((s) => s.stop()));
+    await this.retention.idle();
     await this.appender.close();
   }
 }

@@ -26,6 +26,7 @@ export async function createBus(cfg: Config, log: Logger): Promise<Bus> {
   return new InProcessBus({
     dir: join(resolve(cfg.dataDir), 'bus'),
     partitions: cfg.bus.partitions,
+    retentionCheckMs: cfg.bus.retentionCheckMs,
     logger: log,
   });
 }

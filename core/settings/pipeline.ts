@@ -30,6 +30,11 @@ export const busSchema = z
     partitions: z.number().int().min(1).max(256).default(4),
     /** Kafka consumer session timeout: how soon a dead consumer's partitions move to another. */
     sessionTimeoutMs: z.number().int().min(3000).max(300_000).default(30_000),
+    /**
+     * In-process bus: how often the bytes of its logs every consumer group committed past are
+     * freed (bus/inprocess-retention.ts); 0 keeps everything.
+     */
+    retentionCheckMs: z.number().int().min(0).max(86_400_000).default(60_000),
   })
   .prefault({});
 
