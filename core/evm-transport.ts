@@ -10,9 +10,13 @@
  *   `eth_getLogs` only: -32005 or a provider's "too many results" wording; never retried here, the
  *   caller narrows the range), transient (timeouts, network, HTTP errors: retried) and permanent
  *   (any other JSON-RPC error: an answer, thrown at once);
- * - JSON-RPC batches (`value.batch`: the ingester's block headers), the time spent waiting
- *   on the network (`value.waitedMs`) and the calls sent by method (`value.calls`, and
- *   `vaultstream_rpc_calls_total` in /metrics);
+ * - JSON-RPC batches (`value.batch`: the ingester's block headers): the members a provider
+ *   fails one by one (a rate limit, or left out of the answer) are retried alone, with the same
+ *   backoff and attempts; a provider that refuses batches (an error object instead of an array, or
+ *   HTTP 4xx other than 429) gets single calls from then on;
+ * - the time spent waiting on the network (`value.waitedMs`), the calls sent by method
+ *   (`value.calls`, and `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests
+ *   (`value.requests`: a batch is one);
  * - a per-chain limit on requests per second and in flight (core/request-limiter.ts).
  * The fault model (kinds, error types, classification, a refusal's range hint) is core/rpc-faults.ts.
  * Errors are viem's types (`HttpRequestError`, `TimeoutError`, `RpcRequestError`, so viem's own
@@ -74,13 +78,21 @@ export interface RpcCall {
 
 /** The transport's extras beside `request` (`transport({}).value`). */
 export interface EvmTransportValue {
-  /** Several calls in one JSON-RPC batch, answers in call order; any error fails the batch. */
+  /**
+   * Several calls in one JSON-RPC batch, answers in call order; members failed with a transient
+   * fault are retried alone, a permanent error fails the batch (single calls where batches are refused).
+   */
   batch<T>(calls: RpcCall[]): Promise<T[]>;
   /** Milliseconds spent waiting on the network (answers and failures, not backoff). */
   readonly waitedMs: number;
   /** JSON-RPC calls sent, by method (each attempt; each item of a batch), since the transport was built. */
   readonly calls: ReadonlyMap<string, number>;
+  /** HTTP requests sent (each attempt; a batch is one), since the transport was built. */
+  readonly requests: number;
 }
+
+/** The provider does not take JSON-RPC batches: not a fault (never retried), the batch goes as single calls. */
+class BatchRefused extends Error {}
 
 export type EvmTransport = Transport<'vaultstream-evm', EvmTransportValue>;
 
@@ -94,6 +106,9 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
   let preferred = 0;
   let nextId = 1;
   let waitedMs = 0;
+  let requests = 0;
+  /** Set once the provider refused a batch: single calls from then on. */
+  let batchesRefused = false;
   const calls = new Map<string, number>();
   const limiter =
     opts.maxRequestsPerSecond || opts.maxConcurrentRequests
@@ -113,6 +128,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     await limiter?.acquire();
     try {
       count(body);
+      requests++;
       return await postNow(url, method, body);
     } finally {
       limiter?.release();
@@ -171,20 +187,30 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     }
   }
 
-  /** Sends `body` with retries over the URLs; `read` turns the parsed answer into the result or throws a fault. */
-  function send<T>(method: string, body: unknown, read: (answer: unknown, url: string) => T): Promise<T> {
+  /**
+   * Sends `body()` (asked again on each attempt: a batch sends only its members still owed) with
+   * retries over the URLs; `read` turns the parsed answer into the result or throws a fault.
+   * `refused`: a failure that says the request's form is not taken (thrown as `BatchRefused`).
+   */
+  function send<T>(
+    method: string,
+    body: () => unknown,
+    read: (answer: unknown, url: string) => T,
+    refused?: (e: unknown) => boolean,
+  ): Promise<T> {
     const start = preferred;
     return retry(
       async (attempt) => {
         const i = (start + attempt - 1) % opts.urls.length;
         const url = opts.urls[i];
         try {
-          const result = read(await post(url, method, body), url);
+          const result = read(await post(url, method, body()), url);
           preferred = i;
           return result;
         } catch (e) {
           const f = evmFaultOf(e);
           if (f) opts.onFault?.(f, url, method);
+          if (refused?.(e)) throw new BatchRefused(`${url} refuses JSON-RPC batches`, { cause: e });
           throw e;
         }
       },
@@ -195,7 +221,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         jitter: opts.jitter ?? 0,
         signal: opts.signal,
         sleep: opts.sleep,
-        retryable: (e) => evmFaultOf(e)?.retryable ?? false,
+        retryable: (e) => !(e instanceof BatchRefused) && (evmFaultOf(e)?.retryable ?? false),
         retryAfterMs: (e) => evmFaultOf(e)?.retryAfterMs,
       },
     );
@@ -207,50 +233,95 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     return a as Answer;
   };
 
-  const request = async ({ method, params }: { method: string; params?: unknown }): Promise<any> =>
-    send(method, { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }, (answer, url) => {
-      const a = single(answer, method, url);
-      if (a.error) throw rpcAnswerFault(a.error, method, url);
-      return a.result;
-    });
+  const request = async ({ method, params }: { method: string; params?: unknown }): Promise<any> => {
+    const body = { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] };
+    return send(
+      method,
+      () => body,
+      (answer, url) => {
+        const a = single(answer, method, url);
+        if (a.error) throw rpcAnswerFault(a.error, method, url);
+        return a.result;
+      },
+    );
+  };
+
+  /**
+   * One batch, its members retried alone while they fail with a transient fault (see the module
+   * comment); a refused batch becomes single calls, and so does every later one.
+   */
+  async function batch<T>(list: RpcCall[]): Promise<T[]> {
+    if (batchesRefused) return Promise.all(list.map((c) => request(c) as Promise<T>));
+    const first = nextId;
+    nextId += list.length;
+    const method = list[0].method;
+    const out = new Array<T>(list.length);
+    /** Positions of the members not answered yet. */
+    let owed = list.map((_, k) => k);
+    const members = () =>
+      owed.map((k) => ({ jsonrpc: '2.0', id: first + k, method: list[k].method, params: list[k].params }));
+    const read = (answer: unknown, url: string) => {
+      if (!Array.isArray(answer)) {
+        // A transient error answered for the whole request is retried; any other says "no batches".
+        const f = rpcAnswerFault(
+          single(answer, method, url).error ?? { message: 'not a batch answer' },
+          method,
+          url,
+        );
+        throw f.retryable ? f : new BatchRefused(`${url} answered a batch with ${f.details}`, { cause: f });
+      }
+      const wanted = new Set(owed);
+      const failed: EvmFault[] = [];
+      for (const item of answer) {
+        const a = single(item, method, url);
+        const k = (a.id ?? -1) - first;
+        if (!wanted.delete(k))
+          throw rpcAnswerFault({ message: `unexpected id ${a.id} in a batch answer` }, method, url);
+        if (a.error) {
+          wanted.add(k);
+          failed.push(rpcAnswerFault(a.error, list[k].method, url));
+        } else out[k] = a.result as T;
+      }
+      owed = [...wanted].sort((a, b) => a - b);
+      if (!owed.length) return;
+      throw (
+        failed.find((f) => !f.retryable) ??
+        failed[0] ??
+        new EvmHttpFault({
+          method,
+          url,
+          fault: 'HTTP_ERROR',
+          details: `a batch answer from ${url} left out ${owed.length} of its members`,
+        })
+      );
+    };
+    // HTTP 4xx but 429 (rate limit) and 408 (timeout): the provider does not take this request's form.
+    const refused = (e: unknown) => {
+      const status = (evmFaultOf(e) as { status?: number } | undefined)?.status;
+      return status !== undefined && status >= 400 && status < 500 && status !== 429 && status !== 408;
+    };
+    try {
+      await send(`batch:${method}`, members, read, refused);
+    } catch (e) {
+      if (!(e instanceof BatchRefused)) throw e;
+      batchesRefused = true;
+      const rest = await Promise.all(owed.map((k) => request(list[k]) as Promise<T>));
+      owed.forEach((k, i) => {
+        out[k] = rest[i];
+      });
+    }
+    return out;
+  }
 
   const value: EvmTransportValue = {
     get waitedMs() {
       return waitedMs;
     },
     calls,
-    batch<T>(calls: RpcCall[]): Promise<T[]> {
-      if (!calls.length) return Promise.resolve([]);
-      const first = nextId;
-      nextId += calls.length;
-      const method = calls[0].method;
-      const body = calls.map((c, k) => ({
-        jsonrpc: '2.0',
-        id: first + k,
-        method: c.method,
-        params: c.params,
-      }));
-      return send(`batch:${method}`, body, (answer, url) => {
-        if (!Array.isArray(answer))
-          throw rpcAnswerFault(
-            single(answer, method, url).error ?? { message: 'not a batch answer' },
-            method,
-            url,
-          );
-        const out = new Array<T>(calls.length);
-        for (const item of answer) {
-          const a = single(item, method, url);
-          if (a.error) throw rpcAnswerFault(a.error, method, url);
-          const k = (a.id ?? -1) - first;
-          if (k < 0 || k >= calls.length)
-            throw rpcAnswerFault({ message: `unexpected id ${a.id} in a batch answer` }, method, url);
-          out[k] = a.result as T;
-        }
-        if (answer.length !== calls.length)
-          throw rpcAnswerFault({ message: 'a batch answer is missing items' }, method, url);
-        return out;
-      });
+    get requests() {
+      return requests;
     },
+    batch: <T>(list: RpcCall[]): Promise<T[]> => (list.length ? batch<T>(list) : Promise.resolve([])),
   };
 
   // viem's own retries are off (retryCount 0): this transport retries, over every URL.

@@ -39,12 +39,17 @@ export function rpcFailure(method: string, message: string): RpcFault {
 export interface EvmRpc {
   /** One call; throws a transport fault once every attempt failed or the node answered an error. */
   call<T>(method: string, params: unknown[]): Promise<T>;
-  /** Several calls in one JSON-RPC batch, answers in call order; any error fails the batch. */
+  /**
+   * Several calls in one JSON-RPC batch, answers in call order: members failed with a transient
+   * fault are retried alone, a permanent error fails the batch; single calls where batches are refused.
+   */
   batch<T>(calls: RpcCall[]): Promise<T[]>;
   /** Milliseconds spent waiting on the network (answers and failures, not backoff), for the bench. */
   readonly waitedMs: number;
   /** JSON-RPC calls sent, by method (each attempt, each item of a batch). */
   readonly calls: ReadonlyMap<string, number>;
+  /** HTTP requests sent (each attempt; a batch is one). */
+  readonly requests: number;
 }
 
 /** The ingester's RPC over `opts.urls`. */
@@ -56,6 +61,9 @@ export function createEvmRpc(opts: RpcOptions): EvmRpc {
       return transport.waitedMs;
     },
     calls: transport.calls,
+    get requests() {
+      return transport.requests;
+    },
     call: <T>(method: string, params: unknown[]) => request({ method, params } as never) as Promise<T>,
     batch: <T>(calls: RpcCall[]) => transport.batch<T>(calls),
   };

@@ -193,6 +193,86 @@ describe('the EVM transport', () => {
     expect(value.waitedMs).toBeGreaterThan(0);
   });
 
+  it('retries only the members of a batch the provider failed or left out', async () => {
+    let n = 0;
+    // The first answer: members 1 and 3 rate limited (-32005), member 5 missing; then all forwarded.
+    const partial = await proxy(chain.node.rpcUrl, () =>
+      n++ === 0
+        ? {
+            rewrite: (answer) =>
+              (answer as { id: number; result?: unknown; error?: unknown }[])
+                .map((a, k) =>
+                  k === 1 || k === 3
+                    ? { jsonrpc: '2.0', id: a.id, error: { code: -32005, message: 'limit exceeded' } }
+                    : a,
+                )
+                .filter((_, k) => k !== 5),
+          }
+        : undefined,
+    );
+    const { value, faults } = transport([partial.url]);
+    const numbers = Array.from({ length: head + 1 }, (_, i) => i);
+    const asks = numbers.map((i) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(i), false] }));
+    const blocks = await value.batch<{ number: Hex; hash: Hex }>(asks);
+    expect(blocks.map((b) => Number(b.number))).toEqual(numbers);
+    for (const i of [1, 3, 5])
+      expect(blocks[i].hash).toBe((await direct().getBlock({ blockNumber: BigInt(i) })).hash);
+    // The retry is a batch of the three owed members, nothing else.
+    expect(partial.seen).toHaveLength(2);
+    expect((partial.seen[1] as { params: unknown[] }[]).map((c) => Number(c.params[0]))).toEqual([1, 3, 5]);
+    expect(faults.map((f) => f.fault.fault)).toEqual(['RATE_LIMITED']);
+    expect(value.calls.get('eth_getBlockByNumber')).toBe(numbers.length + 3);
+    expect(value.requests).toBe(2);
+  });
+
+  it("fails a batch at once on a member's permanent error", async () => {
+    const strict = await proxy(chain.node.rpcUrl, () => ({
+      rewrite: (answer) =>
+        (answer as { id: number }[]).map((a, k) =>
+          k === 2 ? { jsonrpc: '2.0', id: a.id, error: { code: -32602, message: 'invalid params' } } : a,
+        ),
+    }));
+    const { value } = transport([strict.url]);
+    const err = await value
+      .batch([0, 1, 2].map((i) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(i), false] })))
+      .catch((e: unknown) => e);
+    expect(evmFaultOf(err)?.fault).toBe('RPC_ERROR');
+    expect(strict.seen).toHaveLength(1);
+  });
+
+  for (const refusal of ['an error object', 'HTTP 405'] as const)
+    it(`sends single calls to a provider that refuses batches (${refusal})`, async () => {
+      const single = await proxy(chain.node.rpcUrl, (body) => {
+        if (!Array.isArray(body)) return undefined;
+        return refusal === 'HTTP 405'
+          ? { status: 405 }
+          : {
+              json: {
+                jsonrpc: '2.0',
+                id: null,
+                error: { code: -32600, message: 'batch requests are not supported' },
+              },
+            };
+      });
+      const { value } = transport([single.url]);
+      const asks = (from: number) =>
+        [from, from + 1, from + 2].map((i) => ({
+          method: 'eth_getBlockByNumber',
+          params: [numberToHex(i), false],
+        }));
+      const first = await value.batch<{ number: Hex }>(asks(0));
+      expect(first.map((b) => Number(b.number))).toEqual([0, 1, 2]);
+      // One refused batch, then single calls; a later batch goes as single calls at once.
+      expect(methodsOf(single.seen)).toEqual([
+        'batch:eth_getBlockByNumber',
+        ...Array(3).fill('eth_getBlockByNumber'),
+      ]);
+      const second = await value.batch<{ number: Hex }>(asks(1));
+      expect(second.map((b) => Number(b.number))).toEqual([1, 2, 3]);
+      expect(single.seen).toHaveLength(7);
+      expect(value.requests).toBe(7);
+    });
+
   it('stops retrying once its signal fires', async () => {
     const ctl = new AbortController();
     const down = await proxy(chain.node.rpcUrl, () => ({ status: 503 }));

@@ -1,7 +1,8 @@
 /**
  * A JSON-RPC proxy in front of a real node that misbehaves on cue, for the EVM fault and
  * transport tests: per request, `rule` may answer with an HTTP status (and headers), a
- * JSON-RPC error, or a delay before forwarding; anything else is forwarded as it is.
+ * JSON-RPC error, a JSON answer of its own, or a delay before forwarding, or rewrite the node's
+ * answer; anything else is forwarded as it is.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
@@ -10,6 +11,10 @@ export interface Misbehaviour {
   headers?: Record<string, string>;
   delayMs?: number;
   rpcError?: { code: number; message: string };
+  /** Answered as it is, instead of forwarding. */
+  json?: unknown;
+  /** The node's answer (parsed), rewritten before it is sent on. */
+  rewrite?: (answer: unknown) => unknown;
 }
 /** A request body: one call, or a batch. */
 export type RpcBody = { id?: number; method?: string; params?: unknown[] } | { method: string }[];
@@ -42,6 +47,10 @@ export async function startRpcProxy(target: string, rule: Rule): Promise<RpcProx
       res.end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id?: number }).id, error: m.rpcError }));
       return;
     }
+    if (m?.json !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(m.json));
+      return;
+    }
     try {
       const answer = await fetch(target, {
         method: 'POST',
@@ -49,7 +58,8 @@ export async function startRpcProxy(target: string, rule: Rule): Promise<RpcProx
         body: text,
       });
       res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(await answer.text());
+      const got = await answer.text();
+      res.end(m?.rewrite ? JSON.stringify(m.rewrite(JSON.parse(got))) : got);
     } catch {
       if (!res.headersSent) res.writeHead(502).end('upstream closed');
     }
