@@ -1,16 +1,18 @@
 /**
  * The settle step (docs/architecture.md#precomputed-metrics): writes the metrics tables of
- * migrations 018, 021 and 024 from the plain views that define them, for the vaults and days whose inputs
+ * migrations 018, 021, 024 and 025 (views/settle-targets.ts) from the plain views that define them, for the vaults and days whose inputs
  * changed since the last settle, so the API reads short rows instead of views over the whole
  * history.
  *
  * Which rows: a raw row ingested since the last settle (rates, transfers, redemptions,
- * snapshots) changes its vault from the UTC day of its block time (or snapshot time) on: closes,
+ * snapshots, activity) changes its vault from the UTC day of its block time (or snapshot time) on: closes,
  * supply and snapshots carry forward and the APYs and tvl30DayChange look back 7 and 30 days, so
  * every later day is recomputed. A registry change recomputes the whole vault, and a change of
  * `service_settings` (the primary chain) every vault. A new UTC day
  * recomputes every vault from the last settled day (the grids end at today), and a new UTC hour
- * the holder counts from the day of the last settled hour (today's row gains a sample). Retractions and
+ * the holder counts from the day of the last settled hour (today's row gains a sample). The head
+ * (`metrics_vault_head`, one row per vault for today) is rewritten for every dirty vault and for
+ * each vault whose watermark moved since it was written. Retractions and
  * replays are raw rows like any other, so they are covered; a restart resumes from
  * `metrics_settle_state`, and without it everything is recomputed.
  *
@@ -21,6 +23,7 @@
  */
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
+import { type Filter, type Input, TARGETS } from './settle-targets.ts';
 
 /**
  * On a ClickHouse server, rows ingested this long before the last settle are scanned again: a
@@ -28,156 +31,6 @@ import type { Store } from '../store/client.ts';
  * in this process, so an insert is visible before the next settle reads.
  */
 const RESCAN_MS = 10_000;
-
-/**
- * What made a vault's rows dirty: a raw family ingested since the last settle, a new UTC day, or a
- * new UTC hour (only the holder counts, sampled hourly, read it).
- */
-type Input = 'rates' | 'transfers' | 'redemptions' | 'snapshots' | 'registry' | 'day' | 'hour';
-const ALL: Input[] = ['rates', 'transfers', 'redemptions', 'snapshots', 'registry', 'day'];
-/** The inputs of the composition views (composition_daily, composition_apy_daily). */
-const COMPOSITION: Input[] = ['snapshots', 'registry', 'day'];
-
-/**
- * A filter on `vault` (and `day` from each vault's first dirty day) for the vaults with one of
- * `inputs` dirty; null when there is none.
- */
-type Filter = (inputs: Input[], day?: string) => string | null;
-
-/** One settled table: its columns and the query of the views that produces its dirty rows. */
-interface Target {
-  table: string;
-  /** Key and value columns, in the table's order, without version and deleted. */
-  columns: string[];
-  /** The raw inputs its views read: the vaults to recompute are those with one of them dirty. */
-  inputs: Input[];
-  /** SELECT of `columns` (in order) for the rows `f(this.inputs)` selects. */
-  select(db: string, f: Filter): string;
-  /** Column holding the UTC day, when the table is daily. */
-  day?: string;
-}
-
-const TARGETS: Target[] = [
-  {
-    table: 'metrics_chain_daily',
-    columns: ['vault', 'chain_id', 'day', 'price_e18', 'rolling7d', 'rolling30d', 'sec30d'],
-    inputs: ['rates', 'registry', 'day'],
-    select: (db, f) =>
-      `SELECT vault, chain_id, day, price_e18, rolling7d, rolling30d, sec30d FROM ${db}.nav_apy_daily
-       WHERE ${f(['rates', 'registry', 'day'], 'day')}`,
-    day: 'day',
-  },
-  {
-    table: 'metrics_vault_daily',
-    columns: [
-      'vault',
-      'day',
-      'price_day',
-      'tvl_usd_e18',
-      'tvl_30d_change_pct',
-      'liquid_funds_usd_e18',
-      'liquid_funds_range_pct',
-      'composition_day',
-      'composition_rolling7d',
-      'composition_rolling30d',
-      'composition_sec30d',
-    ],
-    inputs: ALL,
-    // The union of the days of the three views, each view's columns where it has the day. The
-    // composition views (most of a settle's time: their planning) are read only for the vaults
-    // whose composition inputs changed; the others keep the stored compositionApy.
-    select: (db, f) => {
-      const all = f(ALL, 'day') as string;
-      const comp = f(COMPOSITION, 'day');
-      const kept = comp ? `(${all}) AND NOT (${comp})` : all;
-      return `SELECT vault, day, max(price_day) AS price_day,
-        sum(tvl) AS tvl_usd_e18, sum(change) AS tvl_30d_change_pct, sum(liquid) AS liquid_funds_usd_e18,
-        sum(range) AS liquid_funds_range_pct, max(comp_day) AS composition_day,
-        anyIf(r7, comp_day = 1) AS composition_rolling7d, anyIf(r30, comp_day = 1) AS composition_rolling30d,
-        anyIf(sec, comp_day = 1) AS composition_sec30d
-      FROM (
-        SELECT vault, day, toUInt8(1) AS price_day, toInt256(0) AS tvl, 0 AS change, toInt256(0) AS liquid, 0 AS range,
-          toUInt8(0) AS comp_day, CAST(NULL, 'Nullable(Float64)') AS r7, CAST(NULL, 'Nullable(Float64)') AS r30,
-          CAST(NULL, 'Nullable(Float64)') AS sec
-        FROM ${db}.vault_price_daily WHERE ${all}
-        UNION ALL
-        SELECT vault, day, 0, tvl_usd_e18, tvl_30d_change_pct, liquid_funds_usd_e18, liquid_funds_range_pct, 0, NULL, NULL, NULL
-        FROM ${db}.vault_liquidity_daily WHERE ${all}
-        UNION ALL
-        SELECT toString(vault), day, 0, toInt256(0), 0, toInt256(0), 0, 1, composition_rolling7d,
-          composition_rolling30d, composition_sec30d
-        FROM ${db}.metrics_vault_daily FINAL WHERE composition_day = 1 AND ${kept}
-        ${
-          comp
-            ? `UNION ALL
-        SELECT vault, day, 0, toInt256(0), 0, toInt256(0), 0, 1, rolling7d, rolling30d, sec30d
-        FROM ${db}.composition_apy_daily WHERE ${comp}`
-            : ''
-        }
-      ) GROUP BY vault, day`;
-    },
-    day: 'day',
-  },
-  {
-    table: 'metrics_assets_daily',
-    columns: ['vault', 'day', 'position', 'slug', 'usd_price_e18', 'apy7d_e18', 'apy30d_e18', 'weight_e18'],
-    inputs: COMPOSITION,
-    select: (db, f) =>
-      `SELECT vault, day, position, slug, usd_price_e18, apy7d_e18, apy30d_e18, weight_e18 FROM ${db}.composition_daily
-       WHERE ${f(COMPOSITION, 'day')}`,
-    day: 'day',
-  },
-  {
-    table: 'metrics_vault_current',
-    columns: ['vault', 'has_price', 'chain_id', 'rate_raw', 'rate_decimals', 'updated_at', 'holders'],
-    inputs: ['rates', 'transfers', 'registry'],
-    select: (db, f) => {
-      const w = f(['rates', 'transfers', 'registry']);
-      return `SELECT vault, max(has_price) AS has_price, max(chain_id) AS chain_id, max(rate_raw) AS rate_raw,
-        max(rate_decimals) AS rate_decimals, max(updated_at) AS updated_at, max(holders) AS holders
-      FROM (
-        SELECT vault, toUInt8(1) AS has_price, chain_id, rate_raw, rate_decimals, updated_at, toUInt64(0) AS holders
-        FROM ${db}.vault_price_current WHERE ${w}
-        UNION ALL
-        SELECT toString(vault), 0, 0, toUInt256(0), 0, toDateTime(0, 'UTC'), holders FROM ${db}.vault_holders WHERE ${w}
-      ) GROUP BY vault`;
-    },
-  },
-  {
-    table: 'metrics_holders_daily',
-    columns: ['vault', 'chain_id', 'day', 'start', 'end', 'min', 'max', 'average', 'count'],
-    inputs: ['transfers', 'day', 'hour'],
-    select: (db, f) =>
-      `SELECT vault, chain_id, day, start, end, min, max, average, count FROM ${db}.holder_history_daily
-       WHERE ${f(['transfers', 'day', 'hour'], 'day')}`,
-    day: 'day',
-  },
-  {
-    table: 'metrics_top_holders',
-    columns: ['vault', 'chain_id', 'holder', 'balance_raw', 'share_decimals', 'balance_e36', 'since'],
-    inputs: ['transfers', 'registry', 'rates'],
-    select: (db, f) =>
-      `SELECT vault, chain_id, holder, balance_raw, share_decimals, balance_e36, since FROM ${db}.vault_top_holders
-       WHERE ${f(['transfers', 'registry', 'rates'])}`,
-  },
-  {
-    table: 'metrics_pending_redemptions',
-    columns: [
-      'vault',
-      'chain_id',
-      'queue',
-      'request_id',
-      'deadline',
-      'shares_raw',
-      'share_decimals',
-      'share_usd_e18',
-    ],
-    inputs: ['redemptions', 'rates', 'registry'],
-    select: (db, f) =>
-      `SELECT vault, chain_id, queue, request_id, deadline, shares_raw, share_decimals, share_usd_e18
-       FROM ${db}.pending_redemptions WHERE ${f(['redemptions', 'rates', 'registry'])}`,
-  },
-];
 
 export interface SettleResult {
   /** Vault -> first UTC day recomputed ('1970-01-01' for the whole history). */
@@ -237,6 +90,7 @@ async function dirtyVaults(store: Store, since: string): Promise<{ dirty: Dirty;
        ${changed('rates', 'rates_raw', 'vault', 'block_time')}
        UNION ALL ${changed('transfers', 'transfers_raw', 'vault', 'block_time')}
        UNION ALL ${changed('redemptions', 'redemptions_raw', 'vault', 'block_time')}
+       UNION ALL ${changed('activity', 'activity_raw', 'vault', 'block_time')}
        UNION ALL ${changed('snapshots', 'snapshots_raw', 'vault', 'ts')}
        UNION ALL ${changed('registry', 'registry_raw', 'slug', 'toDateTime(0)')}
        UNION ALL SELECT 'registry', toString(slug), '1970-01-01', toString(t)
@@ -247,6 +101,14 @@ async function dirtyVaults(store: Store, since: string): Promise<{ dirty: Dirty;
   );
   const dirty: Dirty = new Map();
   for (const r of rows) mark(dirty, r.vault, r.input, r.d);
+  // The head holds each vault's watermark (and the latest settled day it implies): a vault whose
+  // watermark moved, or was retracted with a reorg, is dirty for the head.
+  const moved = await store.query<{ vault: string }>(
+    `SELECT s.vault AS vault FROM ${db}.vault_settlement AS s
+     INNER JOIN (SELECT toString(vault) AS vault, watermark FROM ${db}.metrics_vault_head FINAL) AS h ON h.vault = s.vault
+     WHERE h.watermark != s.watermark`,
+  );
+  for (const r of moved) mark(dirty, r.vault, 'watermarks', '1970-01-01');
   // The newest row seen, but never this millisecond: a later insert may still take it.
   // (ISO-like strings: their order is the time order.)
   let seen = since;

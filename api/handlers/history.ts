@@ -11,6 +11,7 @@ import { performanceCsv } from '../read/history-csv.ts';
 import { performanceHistoryOf } from '../read/history-performance.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import { loadContexts } from '../read/vault-context.ts';
+import { loadHeadRangeContexts } from '../read/vault-head.ts';
 import { dayStart } from '../read/vault-numbers.ts';
 import type { HandlerMap } from './types.ts';
 
@@ -21,31 +22,37 @@ const rangeOf = (q: { startDate?: number; endDate?: number }) => ({
 });
 
 export const historyHandlers: HandlerMap = {
-  // SQL: the vault context over the range (as GET /vaults in vaults.ts), and with
-  // includeCompositeAssets metrics_assets_daily (from views/plain/composition_daily.sql);
+  // SQL: metrics_vault_head (views/migrations/025_metrics_head.sql; api/read/vault-head.ts: the
+  // vault, watermark, first day and price chain), then metrics_chain_daily and
+  // metrics_vault_daily over the range (018; api/read/vault-data.ts), and with
+  // includeCompositeAssets metrics_assets_daily (from views/plain/composition_daily.sql); before
+  // the first settle the vault context (as GET /vaults in vaults.ts);
   // docs/queries/api-performance-history.sql, api-performance-assets.sql.
   'GET /vaults/{slug}/performance-history': async (ctx, deps) => {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(performanceHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
-      const vault = await vaultBySlug(deps.store, slug);
-      const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), {
-        ...rangeOf(q),
-        assets: q.includeCompositeAssets,
-      });
+      const days = { ...rangeOf(q), assets: q.includeCompositeAssets };
+      const { contexts, watermark } =
+        (await loadHeadRangeContexts(deps.store, { slug }, deps.clock(), days)) ??
+        (await loadContexts(deps.store, [await vaultBySlug(deps.store, slug)], deps.clock(), days));
       const history = performanceHistoryOf(contexts[0], q);
       if (q.format === 'csv') return csvResult(performanceCsv(history, q.includeCompositeAssets), watermark);
       return { body: { data: history }, watermark };
     });
   },
 
-  // SQL: the vault context as above, and views/plain/source_errors.sql (api/read/history-apy.ts;
+  // SQL: as above, and views/plain/source_errors.sql (api/read/history-apy.ts;
   // docs/queries/api-apy-history.sql).
   'GET /vaults/apy-history': async (ctx, deps) => {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
-      const vaults = await vaultsWithStatus(deps.store, q.statuses);
-      const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), rangeOf(q));
+      const { vaults, contexts, watermark } =
+        (await loadHeadRangeContexts(deps.store, { statuses: q.statuses }, deps.clock(), rangeOf(q))) ??
+        (await (async () => {
+          const vaults = await vaultsWithStatus(deps.store, q.statuses);
+          return { vaults, ...(await loadContexts(deps.store, vaults, deps.clock(), rangeOf(q))) };
+        })());
       const now = Math.floor(deps.clock() / 1000);
       const errors = await loadSourceErrors(
         deps.store,

@@ -1,7 +1,8 @@
 /**
  * Handlers of the vaults endpoints: GET /vaults, /vaults/details, /vaults/{slug}
- * and /vaults/{slug}/details-lite, answered from the views (api/read/vault-*.ts)
- * through the response cache, with the oldest chain watermark of the vaults.
+ * and /vaults/{slug}/details-lite, answered from the settled head (api/read/vault-head.ts) and
+ * the volume and open redemptions at the API clock (api/read/vault-flows.ts), through the
+ * response cache, with the oldest chain watermark of the vaults.
  *
  * `liveLiquidity=true`: balances are read from the chains at request time (the
  * configured chains' RPC, api/read/vault-live-liquidity.ts, or the reader given to
@@ -21,8 +22,9 @@ import {
 import type { RegistryVault } from '../read/registry.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
-import { loadContexts } from '../read/vault-context.ts';
+import { type LoadedContexts, loadContexts } from '../read/vault-context.ts';
 import { loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
+import { type HeadSelection, loadHeadContexts } from '../read/vault-head.ts';
 import { liquidityReaderFor } from '../read/vault-live-liquidity.ts';
 import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
@@ -33,12 +35,38 @@ async function aggregates(
   vaults: RegistryVault[],
   pending: boolean,
 ): Promise<VaultAggregates> {
-  const slugs = vaults.map((v) => v.slug);
   const now = Math.floor(deps.clock() / 1000);
   return {
-    volume: await loadVolume24h(deps.store, slugs, now),
-    pending: pending ? await loadPendingShares(deps.store, slugs, now) : undefined,
+    volume: await loadVolume24h(deps.store, vaults, now),
+    pending: pending
+      ? await loadPendingShares(
+          deps.store,
+          vaults.map((v) => v.slug),
+          now,
+        )
+      : undefined,
   };
+}
+
+/**
+ * The vaults and their contexts at the API clock: from their heads (api/read/vault-head.ts, one
+ * read) when every head is of today and balances are not read live, else from the registry and
+ * the days (api/read/vault-context.ts).
+ */
+async function contextsOf(
+  deps: HandlerDeps,
+  which: HeadSelection,
+  days: 'head' | 'head-live',
+): Promise<LoadedContexts & { vaults: RegistryVault[] }> {
+  if (days === 'head') {
+    const head = await loadHeadContexts(deps.store, which, deps.clock());
+    if (head) return head;
+  }
+  const vaults =
+    'slug' in which
+      ? [await vaultBySlug(deps.store, which.slug)]
+      : await vaultsWithStatus(deps.store, which.statuses);
+  return { vaults, ...(await loadContexts(deps.store, vaults, deps.clock(), days)) };
 }
 
 /** What a details loader produces for a given live reader. */
@@ -71,18 +99,21 @@ async function answerDetails(
 /** The handlers, reading live liquid balances through `live` when given, else from the configured chains. */
 export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
   return {
-    // SQL: views/plain/vault_registry.sql (api/read/registry.ts), chain_watermarks.sql; the vault
+    // SQL: metrics_vault_head (views/migrations/025_metrics_head.sql; api/read/vault-head.ts),
+    // written by views/settle.ts from the tables below, views/plain/vault_registry.sql and
+    // vault_settlement.sql; metrics_volume (025, settled from transactions.sql;
+    // api/read/vault-flows.ts). When the head is not of today or with liveLiquidity=true:
+    // views/plain/vault_registry.sql (api/read/registry.ts), chain_watermarks.sql and the vault
     // context (api/read/vault-context.ts, vault-data.ts, prices.ts): the tables of
     // views/migrations/018_metrics_tables.sql (metrics_vault_daily, metrics_chain_daily,
     // metrics_vault_current), settled from views/plain/vault_liquidity_daily.sql,
     // composition_apy_daily.sql, vault_price_daily.sql, nav_apy_daily.sql, vault_price_current.sql,
-    // vault_holders.sql (views/settle.ts); transactions.sql (api/read/vault-flows.ts); with
-    // liveLiquidity=true, today's liquid-asset prices from liquid_funds_asset_daily.sql.
+    // vault_holders.sql (views/settle.ts); with liveLiquidity=true, today's liquid-asset prices
+    // from liquid_funds_asset_daily.sql.
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
-        const vaults = await vaultsWithStatus(deps.store, statuses);
-        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), 'head');
+        const { vaults, contexts, watermark } = await contextsOf(deps, { statuses }, 'head');
         const agg = await aggregates(deps, vaults, false);
         return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark };
       });
@@ -92,9 +123,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults/{slug}': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
-        const vault = await vaultBySlug(deps.store, slug);
-        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), 'head');
-        const agg = await aggregates(deps, [vault], false);
+        const { vaults, contexts, watermark } = await contextsOf(deps, { slug }, 'head');
+        const agg = await aggregates(deps, vaults, false);
         return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark };
       });
     },
@@ -105,9 +135,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults/details': async (ctx, deps) => {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
-        const vaults = await vaultsWithStatus(deps.store, statuses);
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark } = await loadContexts(deps.store, vaults, deps.clock(), days);
+        const { vaults, contexts, watermark } = await contextsOf(deps, { statuses }, days);
         const agg = await aggregates(deps, vaults, true);
         const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
         // One vault read from its snapshot makes the whole answer a snapshot answer.
@@ -122,10 +151,9 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { slug } = parsePath(slugPath, ctx);
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
-        const vault = await vaultBySlug(deps.store, slug);
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark } = await loadContexts(deps.store, [vault], deps.clock(), days);
-        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, [vault], false), reader);
+        const { vaults, contexts, watermark } = await contextsOf(deps, { slug }, days);
+        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, vaults, false), reader);
         return { data: answer.value, watermark, source: answer.liquiditySource };
       });
     },

@@ -26,7 +26,8 @@ export interface RegistryVault {
   info: VaultConfig;
 }
 
-interface Row {
+/** The registry columns as the API selects them (vault_registry, or the head's copy of it). */
+export interface RegistryRow {
   slug: string;
   status: string;
   vault_address: string;
@@ -42,12 +43,19 @@ interface Row {
 
 /** Every registry entry, ordered by slug. */
 export async function loadRegistry(store: Store): Promise<RegistryVault[]> {
-  const rows = await store.query<Row>(
-    `SELECT slug, status, vault_address, name, symbol, decimals, chain_ids, solana_mint,
-       toString(base_asset_usd_price) AS base_asset_usd_price, base_asset_decimals, info
-     FROM ${store.database}.vault_registry ORDER BY slug`,
+  const rows = await store.query<RegistryRow>(
+    `SELECT slug, ${REGISTRY_COLUMNS} FROM ${store.database}.vault_registry ORDER BY slug`,
   );
-  return rows.map((r) => ({
+  return rows.map(registryVaultOf);
+}
+
+/** The registry columns selected for `RegistryVault` (the head selects the same, from its copy). */
+export const REGISTRY_COLUMNS = `status, vault_address, name, symbol, decimals, chain_ids, solana_mint,
+  toString(base_asset_usd_price) AS base_asset_usd_price, base_asset_decimals, info`;
+
+/** A registry row as the API uses it, its `info` JSON parsed. */
+export function registryVaultOf(r: RegistryRow): RegistryVault {
+  return {
     slug: r.slug,
     status: r.status as VaultStatus,
     vaultAddress: r.vault_address.toLowerCase(),
@@ -59,7 +67,7 @@ export async function loadRegistry(store: Store): Promise<RegistryVault[]> {
     baseAssetUsdPrice: r.base_asset_usd_price,
     baseAssetDecimals: Number(r.base_asset_decimals),
     info: JSON.parse(r.info) as VaultConfig,
-  }));
+  };
 }
 
 /** The entries whose CMS status is one of `statuses`. */

@@ -96,6 +96,8 @@ export interface SeriesDays {
   assets?: boolean;
   /** Today's liquid-asset prices (details with liveLiquidity=true). */
   liquidPrices?: boolean;
+  /** The first price day of each vault when already known (the head's): not read again. */
+  firstDays?: Map<string, number | undefined>;
 }
 
 /**
@@ -131,11 +133,18 @@ export async function loadVaultSeries(
      FROM ${db}.metrics_chain_daily FINAL WHERE ${where}`,
     params,
   );
-  // The vault's days, oldest first, and its first price day (first_day) whatever the range.
+  // The vault's days, oldest first, and its first price day (first_day) whatever the range
+  // (read here unless the caller knows it).
+  const firstJoin = days.firstDays
+    ? ''
+    : `LEFT JOIN (
+       SELECT vault, min(day) AS first FROM ${db}.metrics_vault_daily FINAL
+       WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= ${today} GROUP BY vault
+     ) AS f ON f.vault = d.vault`;
   const vaultDays = await store.query<{
     vault: string;
     day_start: string;
-    first_day: string;
+    first_day?: string;
     price_day: number;
     tvl: string;
     change: number;
@@ -146,16 +155,14 @@ export async function loadVaultSeries(
     r30: number | null;
     sec: number | null;
   }>(
-    `SELECT d.vault AS vault, ${day('d.day')}, toString(toUInt32(toDateTime(f.first, 'UTC'))) AS first_day,
+    `SELECT d.vault AS vault, ${day('d.day')},
+       ${days.firstDays ? '' : "toString(toUInt32(toDateTime(f.first, 'UTC'))) AS first_day,"}
        d.price_day AS price_day, toString(d.tvl_usd_e18) AS tvl, d.tvl_30d_change_pct AS change,
        toString(d.liquid_funds_usd_e18) AS liquid, d.liquid_funds_range_pct AS range,
        d.composition_day AS comp_day, d.composition_rolling7d AS r7, d.composition_rolling30d AS r30,
        d.composition_sec30d AS sec
      FROM (SELECT * FROM ${db}.metrics_vault_daily FINAL WHERE ${where}) AS d
-     LEFT JOIN (
-       SELECT vault, min(day) AS first FROM ${db}.metrics_vault_daily FINAL
-       WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= ${today} GROUP BY vault
-     ) AS f ON f.vault = d.vault
+     ${firstJoin}
      ORDER BY vault, d.day`,
     params,
   );
@@ -193,9 +200,10 @@ export async function loadVaultSeries(
       navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
   }
+  for (const [vault, first] of days.firstDays ?? []) seriesOf(out, vault).firstDay = first;
   for (const r of vaultDays) {
     const series = seriesOf(out, r.vault);
-    if (Number(r.price_day) === 1) series.firstDay ??= Number(r.first_day);
+    if (Number(r.price_day) === 1 && r.first_day !== undefined) series.firstDay ??= Number(r.first_day);
     const d = dayOf(series, Number(r.day_start));
     d.tvlE18 = BigInt(r.tvl);
     d.tvl30DayChange = Number(r.change);

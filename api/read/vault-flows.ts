@@ -1,34 +1,36 @@
 /**
  * Per-vault aggregates read at request time, up to the API clock: the last 24 h of deposit/withdraw volume in USD and the open redemption requests
- * with their USD value, computed by the engine (exact 1e18-scaled integers, the same
+ * with their USD value, computed by the engine from the settled tables (exact 1e18-scaled integers, the same
  * SQL as docs/queries/api-vault-numbers.sql, which views-parity.test.ts checks).
  */
 import type { Store } from '../../store/client.ts';
-
-/** Activity kinds counted in `volume24h`: assets moved into or out of the vault. */
-export const VOLUME_KINDS = ['DEPOSIT', 'WITHDRAW', 'INSTANT_REDEEM'] as const;
+import type { RegistryVault } from './registry.ts';
 
 /**
- * vault slug -> USD value (e18) of the VOLUME_KINDS activity in (now - 24 h, now]: per
- * asset decimals, the summed assets at the base asset's USD price (one truncation each).
+ * vault slug -> USD value (e18) of the volume activity (VOLUME_KINDS of views/settle-targets.ts) in (now - 24 h, now]: per
+ * asset decimals, the summed assets at the base asset's USD price (one truncation each), from
+ * `metrics_volume` (the assets per second, settled from `transactions` by views/settle.ts).
  */
 export async function loadVolume24h(
   store: Store,
-  slugs: readonly string[],
+  vaults: readonly RegistryVault[],
   now: number,
 ): Promise<Map<string, bigint>> {
-  const db = store.database;
   const rows = await store.query<{ vault: string; usd: string }>(
     `SELECT vault, toString(sum(usd_e18)) AS usd FROM (
-       SELECT toString(t.vault) AS vault,
-         intDiv(toInt256(reinterpretAsInt128(any(r.base_asset_usd_price))) * toInt256(sum(t.assets)),
-           toInt256(concat('1', repeat('0', t.assets_decimals)))) AS usd_e18
-       FROM ${db}.transactions AS t INNER JOIN ${db}.vault_registry AS r ON r.slug = t.vault
-       WHERE t.vault IN {slugs:Array(String)} AND t.kind IN {kinds:Array(String)}
-         AND t.block_time > toDateTime({from:UInt32}) AND t.block_time <= toDateTime({now:UInt32})
-       GROUP BY vault, t.assets_decimals
+       SELECT toString(vault) AS vault,
+         intDiv(toInt256(reinterpretAsInt128(toDecimal128(transform(vault, {slugs:Array(String)}, {prices:Array(String)}, '0'), 18)))
+           * toInt256(sum(assets)), toInt256(concat('1', repeat('0', assets_decimals)))) AS usd_e18
+       FROM ${store.database}.metrics_volume FINAL
+       WHERE vault IN {slugs:Array(String)} AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
+       GROUP BY vault, assets_decimals
      ) GROUP BY vault`,
-    { slugs, kinds: VOLUME_KINDS, from: now - 86_400, now },
+    {
+      slugs: vaults.map((v) => v.slug),
+      prices: vaults.map((v) => v.baseAssetUsdPrice),
+      from: now - 86_400,
+      now,
+    },
   );
   return new Map(rows.map((r) => [r.vault, BigInt(r.usd)]));
 }

@@ -259,6 +259,79 @@ describe('the settled metrics tables equal their views', () => {
     before = after;
   });
 
+  it('after deposits and withdrawals, one of them retracted (metrics_volume, the head)', async () => {
+    const activity = (t: number, kind: string, assets: number, removed = 0, id?: string, n?: number) => {
+      const e = ev('sa', 98866, t, removed, id);
+      const b = n ?? e.block_number;
+      return {
+        ...e,
+        block_number: b,
+        block_hash: `0x${b.toString(16)}`,
+        tx_hash: `0x${b.toString(16)}`,
+        kind,
+        user: '0x00000000000000000000000000000000000000a1',
+        shares: String(assets),
+        shares_token: `0x${'7a'.repeat(20)}`,
+        assets: String(assets),
+        assets_token: USDC,
+        assets_decimals: 6,
+      };
+    };
+    const rows = [
+      activity(TODAY - 7200, 'DEPOSIT', 3_000_000),
+      activity(TODAY - 7200, 'WITHDRAW', 1_000_000),
+      activity(START + 10 * DAY, 'DEPOSIT', 5_000_000),
+      activity(TODAY - 60, 'REDEEM_REQUEST', 9_000_000),
+    ];
+    const retract = (r: (typeof rows)[number]) =>
+      activity(r.block_time, r.kind, Number(r.assets), 1, r.event_id, r.block_number);
+    const volume = async () =>
+      (
+        await store.query<{ r: string }>(
+          `SELECT concat(toString(toUnixTimestamp(block_time)), ':', toString(assets)) AS r
+           FROM ${db}.metrics_volume FINAL WHERE vault = 'sa' ORDER BY r`,
+        )
+      ).map((x) => x.r);
+    await store.insert('activity_raw', rows);
+    await expectSettledEqualsViews();
+    expect(await volume()).toEqual([`${START + 10 * DAY}:5000000`, `${TODAY - 7200}:4000000`]);
+    await store.insert('activity_raw', [retract(rows[0])]);
+    await expectSettledEqualsViews();
+    expect(await volume()).toEqual([`${START + 10 * DAY}:5000000`, `${TODAY - 7200}:1000000`]);
+    // Every row retracted: the volume rows get tombstones (and the activity test below starts empty).
+    await store.insert('activity_raw', rows.slice(1).map(retract));
+    const none = await expectSettledEqualsViews();
+    expect(await volume()).toEqual([]);
+    before = none;
+  });
+
+  it('after the watermark moves back three days (the head: latest settled day and watermark)', async () => {
+    const head = async () =>
+      (
+        await store.query<{ w: string }>(
+          `SELECT toString(watermark) AS w FROM ${db}.metrics_vault_head FINAL WHERE vault = 'sa'`,
+        )
+      )[0];
+    // The ingester publishes an older block again (as after a reorg, at a newer insert sequence):
+    // the chain watermark moves back three days, and so does the latest settled day.
+    await store.insert('blocks_raw', [
+      {
+        chain_id: 98866,
+        block_number: 2,
+        block_hash: '0xb2',
+        parent_hash: '0xb',
+        block_time: TODAY - 3 * DAY,
+        removed: 0,
+        ver: 2,
+      },
+    ]);
+    const back = await expectSettledEqualsViews();
+    const h = await head();
+    expect(h.w).toBe(new Date((TODAY - 3 * DAY) * 1000).toISOString().slice(0, 19).replace('T', ' '));
+    expect(back).not.toBe(before);
+    before = back;
+  });
+
   it('after a past snapshot and transfer, and after a restart on the same data directory', async () => {
     await store.insert('snapshots_raw', [
       snapshot('sa', START + 40 * DAY + 9000, 'ASSET_BALANCE', USDC, 9_000_000_000),

@@ -1,0 +1,198 @@
+/**
+ * The head of the vault resources: `metrics_vault_head` (migration 025), one row per vault that
+ * views/settle.ts writes for the settle clock's UTC day from the settled tables, the registry and
+ * the watermarks (docs/architecture.md#precomputed-metrics). It holds the registry entry, the
+ * vault's watermark, the first day of its price history, the current price and holders, today's
+ * TVL, tvl30DayChange, liquid funds and liquidFundsRange, and the navApy of the latest settled day:
+ * everything VaultInfo and the details read but volume24h and the open redemptions, in one short
+ * read. The values are the settled tables' own; nothing is computed here.
+ */
+import type { Store } from '../../store/client.ts';
+import type { VaultStatus } from '../http/params.ts';
+import { NULL_APY } from './history-types.ts';
+import type { VaultPrice } from './prices.ts';
+import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf } from './registry.ts';
+import type { LoadedContexts } from './vault-context.ts';
+import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
+import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
+import { dayStart } from './vault-numbers.ts';
+
+interface HeadRow extends RegistryRow {
+  day_start: string;
+  watermark: string;
+  first_day: string | null;
+  has_price: number;
+  chain_id: number;
+  rate: string;
+  rate_decimals: number;
+  updated_at: string;
+  holders: string;
+  tvl: string;
+  change: number;
+  liquid: string;
+  range: number;
+  r7: number | null;
+  r30: number | null;
+  sec: number | null;
+}
+
+/** Which vaults: one slug, or every vault with one of the statuses. */
+export type HeadSelection = { slug: string } | { statuses: readonly VaultStatus[] };
+
+/** One vault's head: its registry entry and the context it answers with. */
+export interface VaultHead {
+  vault: RegistryVault;
+  /** UTC day start (Unix seconds) the row was written for. */
+  day: number;
+  row: HeadRow;
+}
+
+const unix = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC')))`;
+
+/** The heads of the selected vaults, ordered by slug (empty before the first settle). */
+export async function loadHeads(store: Store, which: HeadSelection): Promise<VaultHead[]> {
+  const where = 'slug' in which ? 'vault = {slug:String}' : 'status IN {statuses:Array(String)}';
+  const rows = await store.query<HeadRow>(
+    `SELECT toString(vault) AS slug, ${REGISTRY_COLUMNS}, ${unix('day')} AS day_start,
+       toString(toUnixTimestamp(watermark)) AS watermark, if(isNull(first_day), NULL, ${unix('first_day')}) AS first_day,
+       has_price, chain_id, toString(rate_raw) AS rate, rate_decimals,
+       toString(toUnixTimestamp(updated_at)) AS updated_at, toString(holders) AS holders,
+       toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change, toString(liquid_funds_usd_e18) AS liquid,
+       liquid_funds_range_pct AS range, nav_rolling7d AS r7, nav_rolling30d AS r30, nav_sec30d AS sec
+     FROM ${store.database}.metrics_vault_head FINAL WHERE ${where} ORDER BY slug`,
+    { ...which },
+  );
+  return rows.map((row) => ({ vault: registryVaultOf(row), day: Number(row.day_start), row }));
+}
+
+const num = (v: number | string | null) => (v === null ? null : Number(v));
+
+/**
+ * The context of a head at `now` (Unix seconds): its series holds today's numbers and the navApy
+ * of the latest settled day, the only days the vault resources read (vault-metrics.ts).
+ */
+export function headContext(h: VaultHead, now: number): VaultContext {
+  const r = h.row;
+  const series = emptySeries();
+  series.watermark = Number(r.watermark);
+  series.firstDay = firstDayOf(h, now);
+  series.days.set(dayStart(now), {
+    tvlE18: BigInt(r.tvl),
+    tvl30DayChange: Number(r.change),
+    liquidE18: BigInt(r.liquid),
+    liquidRange: Number(r.range),
+    compositionApy: NULL_APY,
+    assets: [],
+  });
+  const current = currentOf(h);
+  const ctx: VaultContext = {
+    vault: h.vault,
+    series,
+    current,
+    priceChain: current?.chainId,
+    holders: Number(r.holders),
+    settledThrough: settledThrough(series, now),
+    now,
+  };
+  // The head's navApy is that of the settle clock's latest settled day, the same UTC day as the
+  // API clock's when the row is of today (both clocks are then in the same day).
+  const settled = latestSettledDay(ctx);
+  if (current && settled !== undefined)
+    series.nav.set(
+      current.chainId,
+      new Map([
+        [
+          settled,
+          {
+            priceE18: 0n,
+            navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
+          },
+        ],
+      ]),
+    );
+  return ctx;
+}
+
+/** The current price in a head row; undefined while the vault has no rate. */
+function currentOf(h: VaultHead): VaultPrice | undefined {
+  const r = h.row;
+  return Number(r.has_price) === 1
+    ? {
+        vault: h.vault.slug,
+        chainId: Number(r.chain_id),
+        rateRaw: BigInt(r.rate),
+        rateDecimals: Number(r.rate_decimals),
+        updatedAt: Number(r.updated_at),
+      }
+    : undefined;
+}
+
+/** The first day of the head's price history, if it is on or before the API clock's day. */
+function firstDayOf(h: VaultHead, now: number): number | undefined {
+  const first = h.row.first_day === null ? undefined : Number(h.row.first_day);
+  return first !== undefined && first <= dayStart(now) ? first : undefined;
+}
+
+/**
+ * The contexts of the selected vaults over `days` (the histories): the vault, its watermark,
+ * first day and current price from its head, whatever the head's day (none of them depends on
+ * the clock), and the days from the daily tables (vault-data.ts); undefined without heads.
+ */
+export async function loadHeadRangeContexts(
+  store: Store,
+  which: HeadSelection,
+  nowMs: number,
+  days: SeriesDays,
+): Promise<(LoadedContexts & { vaults: RegistryVault[] }) | undefined> {
+  const now = Math.floor(nowMs / 1000);
+  const heads = await loadHeads(store, which);
+  if (!heads.length) return undefined;
+  const firstDays = new Map(heads.map((h) => [h.vault.slug, firstDayOf(h, now)]));
+  const series = await loadVaultSeries(
+    store,
+    heads.map((h) => h.vault.slug),
+    now,
+    { ...days, firstDays },
+  );
+  const contexts = heads.map((h): VaultContext => {
+    const s = series.get(h.vault.slug) ?? emptySeries();
+    s.watermark = Number(h.row.watermark);
+    const current = currentOf(h);
+    return {
+      vault: h.vault,
+      series: s,
+      current,
+      priceChain: current?.chainId,
+      holders: Number(h.row.holders),
+      settledThrough: settledThrough(s, now),
+      now,
+    };
+  });
+  return { vaults: heads.map((h) => h.vault), contexts, watermark: headsWatermark(heads) };
+}
+
+/** The answer's watermark: the oldest among the vaults' chains, null when one has none yet. */
+export function headsWatermark(heads: readonly VaultHead[]): number | null {
+  const marks = heads.filter((h) => chainsOf(h.vault).length).map((h) => Number(h.row.watermark));
+  return marks.length && marks.every((m) => m > 0) ? Math.min(...marks) : null;
+}
+
+/**
+ * The contexts of the selected vaults from their heads at `nowMs` (the API clock), when every
+ * head is of the API clock's UTC day; undefined otherwise (no head yet, or a clock on another
+ * day), and the caller reads the days instead (vault-context.ts).
+ */
+export async function loadHeadContexts(
+  store: Store,
+  which: HeadSelection,
+  nowMs: number,
+): Promise<(LoadedContexts & { vaults: RegistryVault[] }) | undefined> {
+  const now = Math.floor(nowMs / 1000);
+  const heads = await loadHeads(store, which);
+  if (!heads.length || heads.some((h) => h.day !== dayStart(now))) return undefined;
+  return {
+    vaults: heads.map((h) => h.vault),
+    contexts: heads.map((h) => headContext(h, now)),
+    watermark: headsWatermark(heads),
+  };
+}
