@@ -28,7 +28,7 @@ import type { ChainContracts } from './contracts.ts';
 import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { autoStartBlock } from './deployment.ts';
 import { depositFees } from './deposit-fees.ts';
-import { mapLogs } from './map.ts';
+import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
 import { RangeReader } from './read-ahead.ts';
 import { type ChainCheckpoint, ChainStopped, extendTip, keptBlocks, retractOrphans } from './reorg.ts';
@@ -61,13 +61,16 @@ export interface RoundResult {
 const DAY = 86_400;
 /** Least time between two checkpoint writes while backfilling below the reorg window. */
 const CHECKPOINT_EVERY_MS = 1_000;
+/** Most time a known head is reused while backfilling deeper than the reorg window. */
+const HEAD_EVERY_MS = 1_000;
 
 export class ChainFollower {
   private state: ChainCheckpoint;
   /** The newest block it may ingest: the chain's head less `confirmations` (-1 before the first round). */
   head = -1;
-  /** The chain's head as last asked. */
+  /** The chain's head as last asked, and when (performance.now()). */
   chainHead = -1;
+  private headAt = Number.NEGATIVE_INFINITY;
   /** Decoded events with no family to publish into, by `role.event`. */
   readonly unpublished = new Map<string, number>();
   private readonly decimals = new Map<string, number>();
@@ -155,8 +158,15 @@ export class ChainFollower {
   async round(): Promise<RoundResult> {
     const { reader } = this.deps;
     if (!this.genesisChecked) await this.checkGenesis();
-    this.chainHead = await reader.head();
-    this.head = Math.max(-1, this.chainHead - this.deps.contracts.chain.confirmations);
+    const { confirmations, reorgWindow } = this.deps.contracts.chain;
+    // Backfilling deeper than the reorg window, the head asked within HEAD_EVERY_MS is enough: one
+    // call and round trip fewer per range (the head only grows; the range read ahead used it too).
+    const deep = this.state.next <= this.head - reorgWindow;
+    if (!deep || performance.now() - this.headAt >= HEAD_EVERY_MS) {
+      this.chainHead = await reader.head();
+      this.headAt = performance.now();
+    }
+    this.head = Math.max(-1, this.chainHead - confirmations);
     if (this.state.startBlock === undefined) await this.findStart();
     const last = this.state.tip.at(-1);
     if (this.state.next > this.head) {
@@ -212,14 +222,16 @@ export class ChainFollower {
       (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
     );
     const chainId = this.deps.contracts.chain.chainId;
-    // blocks_raw stores the headers read, not the blocks known from their logs only.
+    const closes = await this.daySnapshots(last, headers);
+    // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
+    // go last (the chain's watermark moves on once the range's records are in).
     const read = headers.filter(isHeader);
-    await this.deps.publish([...events, ...read.map((h) => blockEmitted(chainId, h))]);
+    await this.deps.publish([...events, ...closes, ...read.map((h) => blockEmitted(chainId, h))]);
     this.state.tip = extendTip(this.state.tip, headers, events, this.deps.contracts.chain.reorgWindow);
+    this.keepRates(closes);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
-    await this.snapshotDays(last, headers);
     await this.maybeSnapshot(headers.at(-1));
     this.checkpointAfter(to);
     return { blocks: to - from + 1, events: events.length, retracted: 0 };
@@ -307,14 +319,35 @@ export class ChainFollower {
   }
 
   /**
-   * A snapshot at the last block of every UTC day that ended inside the range (the day's close):
-   * `headers` holds each such block (range-headers.ts).
+   * The snapshots at the last block of every UTC day that ended inside the range (the day's
+   * close; `headers` holds each such block: range-headers.ts), read at once and published with
+   * the range's records. A failed read is told (`onSnapshotError`) and the range goes on.
    */
-  private async snapshotDays(previous: BlockStamp | undefined, headers: BlockStamp[]): Promise<void> {
+  private async daySnapshots(previous: BlockStamp | undefined, headers: BlockStamp[]): Promise<Emitted[]> {
+    const closes: BlockStamp[] = [];
     let prev = previous;
     for (const h of headers) {
-      if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) await this.snapshot(prev);
+      if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) closes.push(prev);
       prev = h;
+    }
+    const { reader, contracts } = this.deps;
+    const taken = await Promise.all(
+      closes.map((c) =>
+        takeSnapshot(reader, contracts, c).catch((e: unknown) => {
+          this.deps.onSnapshotError(e);
+          return [];
+        }),
+      ),
+    );
+    return taken.flat();
+  }
+
+  /** READ rates carry their block's identity: kept with the block in the tip so a reorg retracts them too. */
+  private keepRates(records: Emitted[]): void {
+    for (const r of records) {
+      if (r.family !== 'rates') continue;
+      const tipBlock = this.state.tip.find((b) => b.hash === r.record.blockHash);
+      tipBlock?.events.push(r);
     }
   }
 
@@ -331,9 +364,7 @@ export class ChainFollower {
     try {
       const records = await takeSnapshot(this.deps.reader, this.deps.contracts, at);
       await this.deps.publish(records);
-      // READ rates carry the block's identity: keep them with the block so a reorg retracts them too.
-      const tipBlock = this.state.tip.find((b) => b.hash === at.hash);
-      if (tipBlock) tipBlock.events.push(...records.filter((r) => r.family === 'rates'));
+      this.keepRates(records);
     } catch (e) {
       this.deps.onSnapshotError(e);
     }
