@@ -199,6 +199,10 @@ export class ChainFollower {
     if (moved) return { blocks: 0, events: 0, retracted: 0 };
     // Backfilling: the next range is read while this one is processed (checked like this one when taken).
     if (to < this.head) this.ranges.readAhead(to + 1, this.head);
+    // The day closes' reads go on while the logs are decoded and mapped (if this round fails
+    // first, a failure of theirs is not left unhandled).
+    const closesRead = this.daySnapshots(last, headers);
+    closesRead.catch(() => {});
     const decoded = this.decode(logs);
     await this.readDecimals(decoded, to);
     const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
@@ -222,7 +226,7 @@ export class ChainFollower {
       (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
     );
     const chainId = this.deps.contracts.chain.chainId;
-    const closes = await this.daySnapshots(last, headers);
+    const closes = await closesRead;
     // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
     // go last (the chain's watermark moves on once the range's records are in).
     const read = headers.filter(isHeader);
