@@ -48,7 +48,10 @@ export const historyHandlers: HandlerMap = {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
       const { vaults, contexts, watermark } =
-        (await loadHeadRangeContexts(deps.store, { statuses: q.statuses }, deps.clock(), rangeOf(q))) ??
+        (await loadHeadRangeContexts(deps.store, { statuses: q.statuses }, deps.clock(), {
+          ...rangeOf(q),
+          chains: [q.chainId],
+        })) ??
         (await (async () => {
           const vaults = await vaultsWithStatus(deps.store, q.statuses);
           return { vaults, ...(await loadContexts(deps.store, vaults, deps.clock(), rangeOf(q))) };

@@ -23,30 +23,15 @@ import type { RegistryVault } from '../read/registry.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
 import { type LoadedContexts, loadContexts } from '../read/vault-context.ts';
-import { loadPendingShares, loadVolume24h } from '../read/vault-flows.ts';
+import { loadFlows } from '../read/vault-flows.ts';
 import { type HeadSelection, loadHeadContexts } from '../read/vault-head.ts';
 import { liquidityReaderFor } from '../read/vault-live-liquidity.ts';
 import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
 /** 24 h volume and (for details) open redemptions of `vaults` at the API clock. */
-async function aggregates(
-  deps: HandlerDeps,
-  vaults: RegistryVault[],
-  pending: boolean,
-): Promise<VaultAggregates> {
-  const now = Math.floor(deps.clock() / 1000);
-  return {
-    volume: await loadVolume24h(deps.store, vaults, now),
-    pending: pending
-      ? await loadPendingShares(
-          deps.store,
-          vaults.map((v) => v.slug),
-          now,
-        )
-      : undefined,
-  };
-}
+const aggregates = (deps: HandlerDeps, vaults: RegistryVault[], pending: boolean): Promise<VaultAggregates> =>
+  loadFlows(deps.store, vaults, Math.floor(deps.clock() / 1000), pending);
 
 /**
  * The vaults and their contexts at the API clock: from their heads (api/read/vault-head.ts, one

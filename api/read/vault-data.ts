@@ -98,6 +98,8 @@ export interface SeriesDays {
   liquidPrices?: boolean;
   /** The first price day of each vault when already known (the head's): not read again. */
   firstDays?: Map<string, number | undefined>;
+  /** Only these chains' closes and navApy (default: every chain's). */
+  chains?: number[];
 }
 
 /**
@@ -112,7 +114,14 @@ export async function loadVaultSeries(
   days: SeriesDays = {},
 ): Promise<Map<string, VaultSeries>> {
   const db = store.database;
-  const params = { slugs, now, from: days.from ?? 0, to: days.to ?? now, only: days.only ?? [] };
+  const params = {
+    slugs,
+    now,
+    from: days.from ?? 0,
+    to: days.to ?? now,
+    only: days.only ?? [],
+    chains: days.chains ?? [],
+  };
   const today = "toDate(toDateTime({now:UInt32}, 'UTC'))";
   const inDays = days.only
     ? "day IN arrayMap(d -> toDate(toDateTime(d, 'UTC')), {only:Array(UInt32)})"
@@ -130,7 +139,8 @@ export async function loadVaultSeries(
   }>(
     `SELECT vault, chain_id, ${day('day')}, toString(price_e18) AS price_e18,
        rolling7d AS r7, rolling30d AS r30, sec30d AS sec
-     FROM ${db}.metrics_chain_daily FINAL WHERE ${where}`,
+     FROM ${db}.metrics_chain_daily FINAL
+     WHERE ${where}${days.chains ? ' AND chain_id IN {chains:Array(UInt32)}' : ''}`,
     params,
   );
   // The vault's days, oldest first, and its first price day (first_day) whatever the range

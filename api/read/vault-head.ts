@@ -136,7 +136,8 @@ function firstDayOf(h: VaultHead, now: number): number | undefined {
 /**
  * The contexts of the selected vaults over `days` (the histories): the vault, its watermark,
  * first day and current price from its head, whatever the head's day (none of them depends on
- * the clock), and the days from the daily tables (vault-data.ts); undefined without heads.
+ * the clock), and the days from the daily tables (vault-data.ts), with the closes and navApy of
+ * `days.chains` or else of the price chains only; undefined without heads.
  */
 export async function loadHeadRangeContexts(
   store: Store,
@@ -148,11 +149,13 @@ export async function loadHeadRangeContexts(
   const heads = await loadHeads(store, which);
   if (!heads.length) return undefined;
   const firstDays = new Map(heads.map((h) => [h.vault.slug, firstDayOf(h, now)]));
+  // The closes and navApy of the chains asked for, else of the vaults' price chains.
+  const chains = days.chains ?? [...new Set(heads.flatMap((h) => currentOf(h)?.chainId ?? []))];
   const series = await loadVaultSeries(
     store,
     heads.map((h) => h.vault.slug),
     now,
-    { ...days, firstDays },
+    { ...days, firstDays, chains },
   );
   const contexts = heads.map((h): VaultContext => {
     const s = series.get(h.vault.slug) ?? emptySeries();
