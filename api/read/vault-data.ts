@@ -128,54 +128,54 @@ export async function loadVaultSeries(
     : "day >= toDate(toDateTime({from:UInt32}, 'UTC')) AND day <= toDate(toDateTime({to:UInt32}, 'UTC'))";
   const where = `vault IN {slugs:Array(String)} AND day <= ${today} AND ${inDays}`;
   const day = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC'))) AS day_start`;
-  const nav = await store.query<{
-    vault: string;
-    chain_id: number;
-    day_start: string;
-    price_e18: string;
-    r7: number | null;
-    r30: number | null;
-    sec: number | null;
-  }>(
-    `SELECT vault, chain_id, ${day('day')}, toString(price_e18) AS price_e18,
-       rolling7d AS r7, rolling30d AS r30, sec30d AS sec
-     FROM ${db}.metrics_chain_daily FINAL
-     WHERE ${where}${days.chains ? ' AND chain_id IN {chains:Array(UInt32)}' : ''}`,
-    params,
-  );
-  // The vault's days, oldest first, and its first price day (first_day) whatever the range
-  // (read here unless the caller knows it).
+  // One statement: the closes and navApy (kind 'nav'), then the vault's days oldest first
+  // (kind 'day') with its first price day (first_day) whatever the range, read here unless the
+  // caller knows it.
   const firstJoin = days.firstDays
     ? ''
     : `LEFT JOIN (
        SELECT vault, min(day) AS first FROM ${db}.metrics_vault_daily FINAL
        WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= ${today} GROUP BY vault
      ) AS f ON f.vault = d.vault`;
-  const vaultDays = await store.query<{
+  const rows = await store.query<{
+    kind: 'nav' | 'day';
     vault: string;
+    chain_id: number;
     day_start: string;
-    first_day?: string;
+    /** nav: the close (e18); day: the TVL (e18). */
+    a: string;
+    /** day: the liquid funds (e18). */
+    b: string;
+    first_day: string;
     price_day: number;
-    tvl: string;
     change: number;
-    liquid: string;
     range: number;
     comp_day: number;
     r7: number | null;
     r30: number | null;
     sec: number | null;
   }>(
-    `SELECT d.vault AS vault, ${day('d.day')},
-       ${days.firstDays ? '' : "toString(toUInt32(toDateTime(f.first, 'UTC'))) AS first_day,"}
-       d.price_day AS price_day, toString(d.tvl_usd_e18) AS tvl, d.tvl_30d_change_pct AS change,
-       toString(d.liquid_funds_usd_e18) AS liquid, d.liquid_funds_range_pct AS range,
-       d.composition_day AS comp_day, d.composition_rolling7d AS r7, d.composition_rolling30d AS r30,
-       d.composition_sec30d AS sec
-     FROM (SELECT * FROM ${db}.metrics_vault_daily FINAL WHERE ${where}) AS d
-     ${firstJoin}
-     ORDER BY vault, d.day`,
+    `SELECT 'nav' AS kind, toString(vault) AS vault, chain_id, ${day('day')}, toString(price_e18) AS a, '' AS b,
+       '' AS first_day, toUInt8(0) AS price_day, toFloat64(0) AS change, toFloat64(0) AS range, toUInt8(0) AS comp_day,
+       rolling7d AS r7, rolling30d AS r30, sec30d AS sec
+     FROM ${db}.metrics_chain_daily FINAL
+     WHERE ${where}${days.chains ? ' AND chain_id IN {chains:Array(UInt32)}' : ''}
+     UNION ALL
+     SELECT * FROM (
+       SELECT 'day' AS kind, toString(d.vault) AS vault, toUInt32(0) AS chain_id, ${day('d.day')},
+         toString(d.tvl_usd_e18) AS a, toString(d.liquid_funds_usd_e18) AS b,
+         ${days.firstDays ? "''" : "toString(toUInt32(toDateTime(f.first, 'UTC')))"} AS first_day,
+         d.price_day AS price_day, d.tvl_30d_change_pct AS change, d.liquid_funds_range_pct AS range,
+         d.composition_day AS comp_day, d.composition_rolling7d AS r7, d.composition_rolling30d AS r30,
+         d.composition_sec30d AS sec
+       FROM (SELECT * FROM ${db}.metrics_vault_daily FINAL WHERE ${where}) AS d
+       ${firstJoin}
+       ORDER BY vault, d.day
+     )`,
     params,
   );
+  const nav = rows.filter((r) => r.kind === 'nav');
+  const vaultDays = rows.filter((r) => r.kind === 'day');
   const assets = days.assets
     ? await store.query<{
         vault: string;
@@ -206,18 +206,18 @@ export async function loadVaultSeries(
     const chain = Number(r.chain_id);
     if (!byChain.has(chain)) byChain.set(chain, new Map());
     byChain.get(chain)?.set(Number(r.day_start), {
-      priceE18: BigInt(r.price_e18),
+      priceE18: BigInt(r.a),
       navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
   }
   for (const [vault, first] of days.firstDays ?? []) seriesOf(out, vault).firstDay = first;
   for (const r of vaultDays) {
     const series = seriesOf(out, r.vault);
-    if (Number(r.price_day) === 1 && r.first_day !== undefined) series.firstDay ??= Number(r.first_day);
+    if (Number(r.price_day) === 1 && !days.firstDays) series.firstDay ??= Number(r.first_day);
     const d = dayOf(series, Number(r.day_start));
-    d.tvlE18 = BigInt(r.tvl);
+    d.tvlE18 = BigInt(r.a);
     d.tvl30DayChange = Number(r.change);
-    d.liquidE18 = BigInt(r.liquid);
+    d.liquidE18 = BigInt(r.b);
     d.liquidRange = Number(r.range);
     if (Number(r.comp_day) === 1)
       d.compositionApy = { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) };
