@@ -30,7 +30,8 @@ export interface HeaderSource {
 /**
  * Blocks of `from..to` that the follower needs (see the module comment), oldest first: headers
  * read, and blocks known from their logs only. `windowFrom` is the oldest block of the reorg
- * window (every block from there on is read), `logs` the range's matched logs.
+ * window (every block from there on is read), `logs` the range's matched logs, `early` headers
+ * already read (those outside `from..to` are ignored).
  */
 export async function rangeHeaders(
   source: HeaderSource,
@@ -38,8 +39,10 @@ export async function rangeHeaders(
   to: number,
   windowFrom: number,
   logs: readonly RawLog[],
+  early: readonly BlockHeader[] = [],
 ): Promise<BlockStamp[]> {
   const known = new Map<number, BlockStamp>();
+  for (const h of early) if (h.number >= from && h.number <= to) known.set(h.number, h);
   const read = async (numbers: Iterable<number>) => {
     const fresh = [...new Set(numbers)].filter((n) => !known.has(n)).sort((a, b) => a - b);
     for (const h of await source.headersAt(fresh)) known.set(h.number, h);

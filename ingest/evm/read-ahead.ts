@@ -1,7 +1,7 @@
 /**
  * The follower's read pipeline: the logs of one block range, then the headers it needs
- * (`range-headers.ts`), and while backfilling the next range read while the current one is
- * processed.
+ * (`range-headers.ts`); while backfilling, the next range's logs are asked for as soon as the
+ * current range's are in, and read while the current one is processed.
  */
 import type { BlockStamp, ChainReader } from './chain.ts';
 import type { RawLog } from './decode.ts';
@@ -19,9 +19,18 @@ export interface RangeRead {
   headers: BlockStamp[];
 }
 
+/** A range being read: `logsTo` once its logs are in, `taken` once the follower asked for it. */
+interface Reading {
+  from: number;
+  head: number;
+  read: Promise<RangeRead>;
+  logsTo?: number;
+  taken: boolean;
+}
+
 export class RangeReader {
-  /** The range after the last one taken, being read while that one is processed. */
-  private ahead: { from: number; read: Promise<RangeRead> } | undefined;
+  /** The range after the last one taken, being read while that one is read and processed. */
+  private ahead: Reading | undefined;
 
   /** `window`: the reorg window, whose every block below the head is read. */
   constructor(
@@ -29,19 +38,24 @@ export class RangeReader {
     private readonly window: number,
   ) {}
 
-  /** The range read ahead when it starts at `from`, else a fresh read up to `head` at most. */
+  /**
+   * The range read ahead when it starts at `from`, else a fresh read up to `head` at most. Once
+   * the taken range's logs are in, the next range's read starts (while the taken range's headers
+   * are read and it is processed): the logs of a backfill come one after the other, as a bare
+   * client would read them.
+   */
   take(from: number, head: number): Promise<RangeRead> {
     const ahead = this.ahead;
     this.ahead = undefined;
-    return ahead && ahead.from === from ? ahead.read : this.read(from, head);
+    const taken = ahead && ahead.from === from ? ahead : this.start(from, head);
+    taken.taken = true;
+    this.next(taken);
+    return taken.read;
   }
 
-  /** Starts reading the range from `from`, for the next `take`. */
+  /** Starts reading the range from `from`, for the next `take` (unless it is being read already). */
   readAhead(from: number, head: number): void {
-    const read = this.read(from, head);
-    // A failure is the next round's (it awaits this read), never an unhandled rejection.
-    read.catch(() => {});
-    this.ahead = { from, read };
+    if (this.ahead?.from !== from) this.ahead = this.start(from, head);
   }
 
   /** Forgets a range read ahead (a reorg moved the next block back). */
@@ -56,16 +70,37 @@ export class RangeReader {
     await ahead?.read.catch(() => {});
   }
 
+  /** The read of the range after `taken`, once its logs are in and it ends below its head. */
+  private next(taken: Reading): void {
+    if (taken.logsTo !== undefined && taken.logsTo < taken.head && !this.ahead)
+      this.ahead = this.start(taken.logsTo + 1, taken.head);
+  }
+
   /**
    * Logs of the next range from `from` (at most the sizer's range, up to `head`), then the
    * headers it needs: the first and last block, the blocks holding logs, the reorg window
-   * below `head` and the last block of each UTC day ending in it.
+   * below `head` and the last block of each UTC day ending in it. Under an older head than the
+   * follower's, a range reads no fewer headers (the head only grows).
    */
-  private async read(from: number, head: number): Promise<RangeRead> {
+  private start(from: number, head: number): Reading {
     const { reader } = this;
-    const want = Math.min(head, from + reader.sizer.size - 1);
-    const { logs, to } = await reader.logs(from, want);
-    const headers = await rangeHeaders(reader, from, to, head - this.window + 1, logs);
-    return { logs, to, headers };
+    const reading: Reading = { from, head, taken: false, read: Promise.resolve(undefined as never) };
+    reading.read = (async () => {
+      const want = Math.min(head, from + reader.sizer.size - 1);
+      const windowFrom = head - this.window + 1;
+      // The range's ends and window need no logs: read while the logs are (if the range shrinks,
+      // its new end is read after; if this read fails, rangeHeaders reads them again).
+      const ends = [from, want];
+      for (let n = Math.max(from + 1, windowFrom); n < want; n++) ends.push(n);
+      const early = reader.headersAt([...new Set(ends)].sort((a, b) => a - b)).catch(() => []);
+      const { logs, to } = await reader.logs(from, want);
+      reading.logsTo = to;
+      if (reading.taken) this.next(reading);
+      const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early);
+      return { logs, to, headers };
+    })();
+    // A failure is the next round's (it awaits this read), never an unhandled rejection.
+    reading.read.catch(() => {});
+    return reading;
   }
 }
