@@ -16,26 +16,25 @@ import { failedRedemptions } from '../read/activity-failed-redemptions.ts';
 import { roleAssignments } from '../read/activity-roles.ts';
 import { recentTransactions } from '../read/activity-transactions.ts';
 import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
-import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import { vaultBySlug } from '../read/registry.ts';
+import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
 import type { HandlerMap } from './types.ts';
 
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
 
 export const activityHandlers: HandlerMap = {
-  // SQL: views/plain/transactions.sql (api/read/activity-transactions.ts), chain_watermarks.sql.
+  // SQL: views/plain/transactions.sql (api/read/activity-transactions.ts); the vaults and their
+  // watermark from metrics_vault_head (migration 025; api/read/vaults-watermarked.ts).
   'GET /vaults/recent-transactions': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(recentTransactionsQuery, ctx);
     await kit.respond(ctx, async () => {
-      const vaults = await vaultsWithStatus(store, q.statuses);
+      const { vaults, watermark: vaultsMark } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await recentTransactions(store, vaults, {
         limit: q.limit,
         chainId: q.chainId,
         now: nowSeconds(clock),
       });
-      const watermark =
-        q.chainId === undefined
-          ? await vaultsWatermark(store, vaults)
-          : await oldestWatermark(store, [q.chainId]);
+      const watermark = q.chainId === undefined ? vaultsMark : await oldestWatermark(store, [q.chainId]);
       return { body: { data }, watermark };
     });
   },

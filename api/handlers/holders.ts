@@ -20,7 +20,8 @@ import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts'
 import { holderHistory } from '../read/holders-history.ts';
 import { snapshotTokenHolders, type TokenHolderSnapshot } from '../read/holders-token-holders.ts';
 import { topHolders } from '../read/holders-top.ts';
-import { loadRegistry, vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import { loadRegistry } from '../read/registry.ts';
+import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
 /** A token-holders snapshot and the oldest chain watermark (unix seconds, or null) read before it. */
@@ -90,16 +91,14 @@ export const holdersHandlers: HandlerMap = {
 
   // SQL: metrics_top_holders and metrics_vault_current (views/migrations/024, 018), the rows of
   // views/plain/vault_top_holders.sql and vault_holders.sql (api/read/holders-top.ts;
-  // docs/queries/api-vault-holders.sql).
+  // docs/queries/api-vault-holders.sql); the vaults and their watermark from metrics_vault_head
+  // (migration 025; api/read/vaults-watermarked.ts), as in the holders-history routes.
   'GET /vaults/holders': async (ctx, { store, kit }) => {
     const q = parseQuery(vaultsHoldersQuery, ctx);
     await kit.respond(ctx, async () => {
-      const vaults = await vaultsWithStatus(store, q.statuses);
+      const { vaults, watermark: vaultsMark } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await topHolders(store, vaults, q.chainId);
-      const watermark =
-        q.chainId === undefined
-          ? await vaultsWatermark(store, vaults)
-          : await oldestWatermark(store, [q.chainId]);
+      const watermark = q.chainId === undefined ? vaultsMark : await oldestWatermark(store, [q.chainId]);
       return { body: { data }, watermark };
     });
   },
@@ -109,12 +108,12 @@ export const holdersHandlers: HandlerMap = {
   'GET /vaults/holders-history': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(vaultsHoldersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
-      const vaults = await vaultsWithStatus(store, q.statuses);
+      const { vaults, watermark } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await holderHistory(store, vaults, {
         startDate: q.startDate,
         endDate: q.endDate ?? nowSeconds(clock),
       });
-      return { body: { data }, watermark: await vaultsWatermark(store, vaults) };
+      return { body: { data }, watermark };
     });
   },
 
@@ -123,12 +122,12 @@ export const holdersHandlers: HandlerMap = {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(holdersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
-      const vault = await vaultBySlug(store, slug);
-      const [data] = await holderHistory(store, [vault], {
+      const { vaults, watermark } = await vaultsWatermarked(store, { slug });
+      const [data] = await holderHistory(store, vaults, {
         startDate: q.startDate,
         endDate: q.endDate ?? nowSeconds(clock),
       });
-      return { body: { data }, watermark: await vaultsWatermark(store, [vault]) };
+      return { body: { data }, watermark };
     });
   },
 };

@@ -1,0 +1,23 @@
+/**
+ * The vaults an answer is about and the data watermark behind it, in one short read when the
+ * settle step has written the vaults' heads (`metrics_vault_head`, api/read/vault-head.ts): the
+ * head holds the registry entry and the vault's watermark as of the last settle, which the
+ * settled tables (holders, holder counts) reflect, and which is never newer than the current
+ * one (a watermark only vouches for data up to it). Before the first settle, the registry and
+ * `chain_watermarks` are read (vaultsWithStatus / vaultBySlug and vaultsWatermark).
+ */
+import type { Store } from '../../store/client.ts';
+import { vaultsWatermark } from './activity-watermark.ts';
+import { type RegistryVault, vaultBySlug, vaultsWithStatus } from './registry.ts';
+import { type HeadSelection, headsWatermark, loadHeads } from './vault-head.ts';
+
+export async function vaultsWatermarked(
+  store: Store,
+  which: HeadSelection,
+): Promise<{ vaults: RegistryVault[]; watermark: number | null }> {
+  const heads = await loadHeads(store, which);
+  if (heads.length) return { vaults: heads.map((h) => h.vault), watermark: headsWatermark(heads) };
+  const vaults =
+    'slug' in which ? [await vaultBySlug(store, which.slug)] : await vaultsWithStatus(store, which.statuses);
+  return { vaults, watermark: await vaultsWatermark(store, vaults) };
+}
