@@ -96,8 +96,12 @@ export const holdersHandlers: HandlerMap = {
   'GET /vaults/holders': async (ctx, { store, kit }) => {
     const q = parseQuery(vaultsHoldersQuery, ctx);
     await kit.respond(ctx, async () => {
-      const { vaults, watermark: vaultsMark } = await vaultsWatermarked(store, { statuses: q.statuses });
-      const data = await topHolders(store, vaults, q.chainId);
+      const {
+        vaults,
+        watermark: vaultsMark,
+        holders,
+      } = await vaultsWatermarked(store, { statuses: q.statuses });
+      const data = await topHolders(store, vaults, q.chainId, holders);
       const watermark = q.chainId === undefined ? vaultsMark : await oldestWatermark(store, [q.chainId]);
       return { body: { data }, watermark };
     });

@@ -37,11 +37,15 @@ interface Row {
   since: string;
 }
 
-/** Top holders of each of `vaults` (in their order), optionally on one chain. */
+/**
+ * Top holders of each of `vaults` (in their order), optionally on one chain; `totals`: each vault's
+ * holder count when the caller has it (the vault heads hold metrics_vault_current's), else it is read.
+ */
 export async function topHolders(
   store: Store,
   vaults: readonly RegistryVault[],
   chainId?: number,
+  totals?: ReadonlyMap<string, number>,
 ): Promise<VaultTopHolders[]> {
   if (vaults.length === 0) return [];
   const db = store.database;
@@ -56,12 +60,17 @@ export async function topHolders(
      LIMIT ${TOP_HOLDERS} BY vault`,
     params,
   );
-  const counts = await store.query<{ vault: string; holders: string }>(
-    `SELECT toString(vault) AS vault, toString(holders) AS holders FROM ${db}.metrics_vault_current FINAL
-     WHERE vault IN {slugs:Array(String)}`,
-    params,
-  );
-  const total = new Map(counts.map((c) => [c.vault, Number(c.holders)]));
+  const total =
+    totals ??
+    new Map(
+      (
+        await store.query<{ vault: string; holders: string }>(
+          `SELECT toString(vault) AS vault, toString(holders) AS holders FROM ${db}.metrics_vault_current FINAL
+           WHERE vault IN {slugs:Array(String)}`,
+          params,
+        )
+      ).map((c) => [c.vault, Number(c.holders)]),
+    );
   return vaults.map((v) => ({
     vaultAddress: v.vaultAddress,
     totalHolders: total.get(v.slug) ?? 0,

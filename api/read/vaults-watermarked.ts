@@ -5,6 +5,8 @@
  * settled tables (holders, holder counts) reflect, and which is never newer than the current
  * one (a watermark only vouches for data up to it). Before the first settle, the registry and
  * `chain_watermarks` are read (vaultsWithStatus / vaultBySlug and vaultsWatermark).
+ * From the heads also each vault's holder count (`holders`: metrics_vault_current's, written by
+ * the same settle), which /vaults/holders answers as totalHolders.
  */
 import type { Store } from '../../store/client.ts';
 import { vaultsWatermark } from './activity-watermark.ts';
@@ -14,9 +16,14 @@ import { type HeadSelection, headsWatermark, loadHeads } from './vault-head.ts';
 export async function vaultsWatermarked(
   store: Store,
   which: HeadSelection,
-): Promise<{ vaults: RegistryVault[]; watermark: number | null }> {
+): Promise<{ vaults: RegistryVault[]; watermark: number | null; holders?: Map<string, number> }> {
   const heads = await loadHeads(store, which);
-  if (heads.length) return { vaults: heads.map((h) => h.vault), watermark: headsWatermark(heads) };
+  if (heads.length)
+    return {
+      vaults: heads.map((h) => h.vault),
+      watermark: headsWatermark(heads),
+      holders: new Map(heads.map((h) => [h.vault.slug, Number(h.row.holders)])),
+    };
   const vaults =
     'slug' in which ? [await vaultBySlug(store, which.slug)] : await vaultsWithStatus(store, which.statuses);
   return { vaults, watermark: await vaultsWatermark(store, vaults) };
