@@ -34,24 +34,27 @@ const aggregates = (deps: HandlerDeps, vaults: RegistryVault[], pending: boolean
   loadFlows(deps.store, vaults, Math.floor(deps.clock() / 1000), pending);
 
 /**
- * The vaults and their contexts at the API clock: from their heads (api/read/vault-head.ts, one
- * read) when every head is of today and balances are not read live, else from the registry and
- * the days (api/read/vault-context.ts).
+ * The vaults, their contexts and their aggregates (volume24h; open redemptions when `pending`) at
+ * the API clock: from their heads (api/read/vault-head.ts, one statement) when every head is of
+ * today and balances are not read live, else from the registry and the days
+ * (api/read/vault-context.ts) and the flows (api/read/vault-flows.ts).
  */
 async function contextsOf(
   deps: HandlerDeps,
   which: HeadSelection,
   days: 'head' | 'head-live',
-): Promise<LoadedContexts & { vaults: RegistryVault[] }> {
+  pending: boolean,
+): Promise<LoadedContexts & { vaults: RegistryVault[]; agg: VaultAggregates }> {
   if (days === 'head') {
-    const head = await loadHeadContexts(deps.store, which, deps.clock());
-    if (head) return head;
+    const head = await loadHeadContexts(deps.store, which, deps.clock(), pending);
+    if (head) return { ...head, agg: head.flows };
   }
   const vaults =
     'slug' in which
       ? [await vaultBySlug(deps.store, which.slug)]
       : await vaultsWithStatus(deps.store, which.statuses);
-  return { vaults, ...(await loadContexts(deps.store, vaults, deps.clock(), days)) };
+  const loaded = await loadContexts(deps.store, vaults, deps.clock(), days);
+  return { vaults, ...loaded, agg: await aggregates(deps, vaults, pending) };
 }
 
 /** What a details loader produces for a given live reader. */
@@ -98,8 +101,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { vaults, contexts, watermark } = await contextsOf(deps, { statuses }, 'head');
-        const agg = await aggregates(deps, vaults, false);
+        const { contexts, watermark, agg } = await contextsOf(deps, { statuses }, 'head', false);
         return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark };
       });
     },
@@ -108,8 +110,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults/{slug}': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { vaults, contexts, watermark } = await contextsOf(deps, { slug }, 'head');
-        const agg = await aggregates(deps, vaults, false);
+        const { contexts, watermark, agg } = await contextsOf(deps, { slug }, 'head', false);
         return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark };
       });
     },
@@ -121,8 +122,7 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { vaults, contexts, watermark } = await contextsOf(deps, { statuses }, days);
-        const agg = await aggregates(deps, vaults, true);
+        const { contexts, watermark, agg } = await contextsOf(deps, { statuses }, days, true);
         const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
         // One vault read from its snapshot makes the whole answer a snapshot answer.
         const source =
@@ -137,8 +137,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { vaults, contexts, watermark } = await contextsOf(deps, { slug }, days);
-        const answer = await detailsLiteOf(contexts[0], await aggregates(deps, vaults, false), reader);
+        const { contexts, watermark, agg } = await contextsOf(deps, { slug }, days, false);
+        const answer = await detailsLiteOf(contexts[0], agg, reader);
         return { data: answer.value, watermark, source: answer.liquiditySource };
       });
     },

@@ -15,6 +15,7 @@ import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf
 import type { LoadedContexts } from './vault-context.ts';
 import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
 import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
+import { flowParams, pendingSql, type VaultFlows, volumeSql } from './vault-flows.ts';
 import { dayStart } from './vault-numbers.ts';
 
 interface HeadRow extends RegistryRow {
@@ -34,6 +35,10 @@ interface HeadRow extends RegistryRow {
   r7: number | null;
   r30: number | null;
   sec: number | null;
+  /** With flows: volume24h (e18) and the open redemptions (e18 shares and value). */
+  volume?: string;
+  pending_shares?: string;
+  pending_value?: string;
 }
 
 /** Which vaults: one slug, or every vault with one of the statuses. */
@@ -49,20 +54,55 @@ export interface VaultHead {
 
 const unix = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC')))`;
 
-/** The heads of the selected vaults, ordered by slug (empty before the first settle). */
-export async function loadHeads(store: Store, which: HeadSelection): Promise<VaultHead[]> {
+/**
+ * The heads of the selected vaults, ordered by slug (empty before the first settle); with
+ * `flows`, in the same statement, each vault's volume24h and (when `flows.pending`) its open
+ * redemptions at `flows.now` (api/read/vault-flows.ts).
+ */
+export async function loadHeads(
+  store: Store,
+  which: HeadSelection,
+  flows?: { now: number; pending: boolean },
+): Promise<VaultHead[]> {
+  const db = store.database;
   const where = 'slug' in which ? 'vault = {slug:String}' : 'status IN {statuses:Array(String)}';
-  const rows = await store.query<HeadRow>(
-    `SELECT toString(vault) AS slug, ${REGISTRY_COLUMNS}, ${unix('day')} AS day_start,
+  const head = `SELECT toString(vault) AS slug, ${REGISTRY_COLUMNS}, ${unix('day')} AS day_start,
        toString(toUnixTimestamp(watermark)) AS watermark, if(isNull(first_day), NULL, ${unix('first_day')}) AS first_day,
        has_price, chain_id, toString(rate_raw) AS rate, rate_decimals,
        toString(toUnixTimestamp(updated_at)) AS updated_at, toString(holders) AS holders,
        toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change, toString(liquid_funds_usd_e18) AS liquid,
        liquid_funds_range_pct AS range, nav_rolling7d AS r7, nav_rolling30d AS r30, nav_sec30d AS sec
-     FROM ${store.database}.metrics_vault_head FINAL WHERE ${where} ORDER BY slug`,
-    { ...which },
-  );
+     FROM ${db}.metrics_vault_head FINAL WHERE ${where}`;
+  // The flows of the selected vaults: one slug, or every vault (the join keeps the selected).
+  const filter = 'slug' in which ? 'vault = {slug:String}' : '1';
+  const sql = flows
+    ? `SELECT h.*, toString(f.volume_e18) AS volume${
+        flows.pending
+          ? ', toString(p.shares_e18) AS pending_shares, toString(p.value_e18) AS pending_value'
+          : ''
+      }
+       FROM (${head}) AS h
+       LEFT JOIN (${volumeSql(db, filter)}) AS f ON f.vault = h.slug
+       ${flows.pending ? `LEFT JOIN (${pendingSql(db, filter)}) AS p ON p.vault = h.slug` : ''}
+       ORDER BY slug`
+    : `${head} ORDER BY slug`;
+  const rows = await store.query<HeadRow>(sql, { ...which, ...(flows ? flowParams(flows.now) : {}) });
   return rows.map((row) => ({ vault: registryVaultOf(row), day: Number(row.day_start), row }));
+}
+
+/** The flows read with the heads (loadHeads with `flows`). */
+function flowsOf(heads: readonly VaultHead[], pending: boolean): VaultFlows {
+  return {
+    volume: new Map(heads.map((h) => [h.vault.slug, BigInt(h.row.volume ?? '0')])),
+    pending: pending
+      ? new Map(
+          heads.map((h) => [
+            h.vault.slug,
+            { sharesE18: BigInt(h.row.pending_shares ?? '0'), valueE18: BigInt(h.row.pending_value ?? '0') },
+          ]),
+        )
+      : undefined,
+  };
 }
 
 const num = (v: number | string | null) => (v === null ? null : Number(v));
@@ -181,21 +221,24 @@ export function headsWatermark(heads: readonly VaultHead[]): number | null {
 }
 
 /**
- * The contexts of the selected vaults from their heads at `nowMs` (the API clock), when every
- * head is of the API clock's UTC day; undefined otherwise (no head yet, or a clock on another
- * day), and the caller reads the days instead (vault-context.ts).
+ * The contexts of the selected vaults from their heads at `nowMs` (the API clock), with their
+ * volume24h and (when `pending`) open redemptions read in the same statement, when every head is
+ * of the API clock's UTC day; undefined otherwise (no head yet, or a clock on another day), and
+ * the caller reads the days instead (vault-context.ts).
  */
 export async function loadHeadContexts(
   store: Store,
   which: HeadSelection,
   nowMs: number,
-): Promise<(LoadedContexts & { vaults: RegistryVault[] }) | undefined> {
+  pending = false,
+): Promise<(LoadedContexts & { vaults: RegistryVault[]; flows: VaultFlows }) | undefined> {
   const now = Math.floor(nowMs / 1000);
-  const heads = await loadHeads(store, which);
+  const heads = await loadHeads(store, which, { now, pending });
   if (!heads.length || heads.some((h) => h.day !== dayStart(now))) return undefined;
   return {
     vaults: heads.map((h) => h.vault),
     contexts: heads.map((h) => headContext(h, now)),
     watermark: headsWatermark(heads),
+    flows: flowsOf(heads, pending),
   };
 }
