@@ -44,7 +44,9 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
   const dataDir = join(dir, 'data');
   const file = join(dir, 'events.ndjson');
   writeFileSync(file, `${lines.join('\n')}\n`);
-  const env = { VAULTSTREAM_DATA_DIR: dataDir };
+  // The streams role serves the SQL interface too: on an ephemeral port, so parallel suites
+  // (and other checkouts on the machine) never collide on the default 8123.
+  const env = { VAULTSTREAM_DATA_DIR: dataDir, VAULTSTREAM__sql__http__port: '0' };
   const replay = await runCli(['replay', file], env);
   if (replay.code !== 0) throw new Error(`replay failed (${replay.code}): ${replay.stderr.slice(-3000)}`);
   const drain = await runCli(['streams', '--until-drained'], env);
