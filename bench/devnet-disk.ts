@@ -221,7 +221,7 @@ writeReport(out, {
       row(`npm start: ${k} growth a day (slope over ${window})`, round(v / MB, 1), 'MB/day'),
     ),
     row(
-      'npm start: store parts merged away, not yet deleted (largest; bounded, no trend)',
+      'npm start: store parts merged away, not yet deleted (largest seen)',
       round(maxOverhead / MB, 1),
       'MB',
     ),
