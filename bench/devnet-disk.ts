@@ -7,9 +7,10 @@
  *
  * The store is measured twice: on disk (`du`) and its active parts (`system.tables`
  * `total_bytes`, through the SQL interface). The difference is the parts merged away and not yet
- * deleted (MergeTree keeps them `old_parts_lifetime`, 8 minutes): it swings by up to hundreds of
- * MB as parts merge and expire, but it is bounded by the insert rate times that lifetime and
- * does not grow over a day. What grows is the active data, the bus log (until its retention
+ * deleted: it swings by up to hundreds of MB, a saw tooth of about 5 minutes, as small tables are
+ * merged whole again at nearly every insert and the merged-away copies wait for the cleanup
+ * (chDB's `old_parts_lifetime` is 0; its cleanup delay grows up to `max_cleanup_delay_period`,
+ * 300 s). It is treated as a swing, not a trend: its largest value seen is added. What grows is the active data, the bus log (until its retention
  * frees what every group committed) and the rest: each one's trend is its least-squares slope
  * over the samples from `--settle-min` on. A day, steady = each component at ready + its slope x
  * a day; at most = steady + the largest merged-away swing seen + a whole merged-away copy of the
@@ -176,7 +177,7 @@ const first = samples[0];
 const last = samples[samples.length - 1];
 const settled = samples.filter((s) => s.s >= Number(values['settle-min']) * 60);
 const total = (s: Sample) => s.bus + s.storeDisk + s.other + s.anvilHomes;
-/** Parts merged away and not yet deleted: bounded (insert rate x `old_parts_lifetime`), not a trend. */
+/** Parts merged away and not yet deleted: a swing (the cleanup's delay), not a trend. */
 const overhead = (s: Sample) => Math.max(0, s.storeDisk - s.storeActive);
 const growing = {
   'bus log': (s: Sample) => s.bus,
@@ -190,8 +191,8 @@ const perDay = Object.fromEntries(
 const maxOverhead = Math.max(...settled.map(overhead), overhead(last));
 const atReady = Object.values(growing).reduce((a, y) => a + y(first), 0);
 const steady = atReady + Object.values(perDay).reduce((a, b) => a + b, 0);
-// A merge that takes in a table's big parts keeps them, merged away, for old_parts_lifetime: at
-// worst a whole copy of the active store a day in, beside the small parts' swing seen here.
+// A merge that takes in a table's big parts keeps them, merged away, until the cleanup: at worst
+// a whole copy of the active store a day in, beside the small parts' swing seen here.
 const storeDay = first.storeActive + perDay['store (active parts)'];
 const day = steady + maxOverhead + storeDay;
 const minutes = round((last.s - (settled[0]?.s ?? 0)) / 60, 1);
