@@ -6,6 +6,7 @@
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import type { Logger } from '../core/log.ts';
 import { backoffDelay } from '../core/retry.ts';
+import { protocolCause, runAgainAfterCrash } from './kafka-crash.ts';
 import { waitUntilDrained } from './kafka-drain.ts';
 import { newPartitionBuffer, type PartitionBuffer, toConsumed } from './kafka-partition-buffer.ts';
 import type { Batch, ConsumedMessage, SubscribeOptions, Subscription } from './types.ts';
@@ -18,14 +19,6 @@ const IDLE_FLUSH_GRACE_MS = 25;
 export const MAX_FETCH_WAIT_MS = 100;
 /** stop() gives up handing over buffered messages after this long without progress. */
 const STOP_FLUSH_IDLE_MS = 3_000;
-
-/** The innermost error of a kafkajs wrapper chain that carries a protocol error `type`, else `err`. */
-function protocolCause(err: unknown): unknown {
-  for (let e = err as { type?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.type === 'string') return e;
-  }
-  return err;
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -113,40 +106,25 @@ export class KafkaSubscription implements Subscription {
     await this.run();
   }
 
-  /**
-   * kafkajs restarts a crashed consumer only when the cause is retriable; after any other crash
-   * (e.g. a commit answered UNKNOWN_MEMBER_ID once a restarted broker forgot the member) it stays
-   * stopped, and the subscription would consume nothing while looking alive. Nothing a crash can
-   * leave behind is worth that: the consumer is run again (a new member, from the committed
-   * offsets) with a growing pause, until it runs or the subscription stops.
-   */
+  /** Runs the consumer again after a crash kafkajs does not restart from (bus/kafka-crash.ts). */
   private restartAfterCrash(error: unknown): void {
     if (this.stopping || this.restarting) return;
     this.restarting = true;
-    const attempt = (n: number) => {
-      const pauseMs = backoffDelay(n, RETRY_PAUSE);
-      this.logger.error(
-        { err: error, groupId: this.opts.groupId, pauseMs },
-        'kafka consumer stopped after a crash; running it again',
-      );
-      const timer = setTimeout(async () => {
-        this.timers.delete(timer);
-        if (this.stopping) {
-          this.restarting = false;
-          return;
-        }
-        try {
-          await this.consumer.connect();
-          await this.run();
-          this.restarting = false;
-        } catch (err) {
-          error = err;
-          attempt(n + 1);
-        }
-      }, pauseMs);
-      this.timers.add(timer);
-    };
-    attempt(0);
+    void runAgainAfterCrash(error, {
+      run: async () => {
+        await this.consumer.connect();
+        await this.run();
+      },
+      stopped: () => this.stopping,
+      pause: RETRY_PAUSE,
+      log: (err, pauseMs) =>
+        this.logger.error(
+          { err, groupId: this.opts.groupId, pauseMs },
+          'kafka consumer stopped after a crash; running it again',
+        ),
+    }).finally(() => {
+      this.restarting = false;
+    });
   }
 
   private async run(): Promise<void> {
