@@ -110,7 +110,9 @@ const CHAIN_NAMES: Record<number, { name: string; key: string }> = {
  * for the ingester to read the history at its blocks; past that only recent states are
  * needed (the ingester reads at its own position, a few blocks behind the head). Without a
  * bound anvil writes every state it moves out of memory to disk, about 270 KB a block: 2.4 GB
- * two minutes after a default start, 210 MB more a minute.
+ * two minutes after a default start, 210 MB more a minute. Memory is not bounded by it: anvil
+ * 1.7.1 copies all block hashes so far into each kept state, about 200 bytes x this bound per
+ * block mined (README.md, the disk paragraph), so a node grows ~4.6 MB a minute live.
  */
 export function keptStates(settings: Pick<DevnetSettings, 'backfillDays'>): number {
   return 12 * settings.backfillDays + 600;
