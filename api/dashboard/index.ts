@@ -27,6 +27,7 @@ const UPLOT_DIST = join(dirname(createRequire(import.meta.url).resolve('uplot'))
 const ASSETS: Record<string, [string, string]> = {
   'uPlot.iife.min.js': [join(UPLOT_DIST, 'uPlot.iife.min.js'), 'application/javascript; charset=utf-8'],
   'uPlot.min.css': [join(UPLOT_DIST, 'uPlot.min.css'), 'text/css; charset=utf-8'],
+  'charts.js': [join(HERE, 'assets', 'charts.js'), 'application/javascript; charset=utf-8'],
   'app.js': [join(HERE, 'assets', 'app.js'), 'application/javascript; charset=utf-8'],
   'dashboard.css': [join(HERE, 'assets', 'dashboard.css'), 'text/css; charset=utf-8'],
 };
