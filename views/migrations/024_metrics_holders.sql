@@ -44,38 +44,16 @@ ALTER TABLE {{db}}.metrics_settle_state {{on_cluster}}
   ADD COLUMN IF NOT EXISTS settled_hour DateTime('UTC') DEFAULT toDateTime(0, 'UTC')
   COMMENT 'Start of the UTC hour of the clock at the last settle (the next hour adds a holder-count sample)';
 
-CREATE TABLE IF NOT EXISTS {{db}}.activity_by_time {{on_cluster}} (
-  event_id String COMMENT 'Natural identity chainId:blockHash:logIndex',
-  chain_id UInt32 COMMENT 'Chain id',
-  block_number UInt64 COMMENT 'Block number',
-  block_hash String COMMENT 'Block hash',
-  block_time DateTime('UTC') COMMENT 'Block timestamp',
-  tx_hash String COMMENT 'Transaction hash',
-  log_index UInt32 COMMENT 'Log index in the block',
-  removed UInt8 COMMENT '1 = retraction (reorg)',
-  ver UInt64 COMMENT 'Insert sequence; the newest state of an event wins',
-  vault LowCardinality(String) COMMENT 'Vault slug',
-  kind LowCardinality(String) COMMENT 'DEPOSIT, WITHDRAW, REDEEM_REQUEST, INSTANT_REDEEM, BRIDGE_IN, BRIDGE_OUT',
-  user String COMMENT 'Account acting',
-  shares UInt256 COMMENT 'Shares, raw units',
-  shares_token String COMMENT 'Share token address',
-  assets UInt256 COMMENT 'Assets, raw units',
-  assets_token String COMMENT 'Asset token address',
-  assets_decimals UInt8 COMMENT 'Decimals of the asset token',
-  ingested_at DateTime64(3, 'UTC') COMMENT 'When the consumer stored the row'
-) ENGINE = ReplacingMergeTree(ver, removed)
+-- activity_raw's columns (AS), sorted by time.
+CREATE TABLE IF NOT EXISTS {{db}}.activity_by_time {{on_cluster}} AS {{db}}.activity_raw
+ENGINE = ReplacingMergeTree(ver, removed)
 ORDER BY (vault, block_time, chain_id, block_number, event_id)
 SETTINGS index_granularity = 1024
 COMMENT 'activity_raw ordered by (vault, block_time): the rows behind the transactions view, whose newest ones are read without the history';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.activity_by_time_mv {{on_cluster}} TO {{db}}.activity_by_time AS
-SELECT event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index, removed, ver, vault, kind, user,
-  shares, shares_token, assets, assets_token, assets_decimals, ingested_at
-FROM {{db}}.activity_raw;
+SELECT * FROM {{db}}.activity_raw;
 
 -- The rows stored before this migration (a row the view has copied already is the same key and
 -- version, so a copy twice is one row).
-INSERT INTO {{db}}.activity_by_time
-SELECT event_id, chain_id, block_number, block_hash, block_time, tx_hash, log_index, removed, ver, vault, kind, user,
-  shares, shares_token, assets, assets_token, assets_decimals, ingested_at
-FROM {{db}}.activity_raw;
+INSERT INTO {{db}}.activity_by_time SELECT * FROM {{db}}.activity_raw;
