@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { settleMetrics } from '../../views/settle.ts';
 import { useApiHarness } from '../support/api-fixture.ts';
 import { runDoc } from '../support/doc-queries.ts';
+import { expectVaultNumbers } from '../support/vault-numbers.ts';
 import { SLUG, vaultScenarioLines } from '../support/vault-scenario.ts';
 
 const NOW_MS = Date.now();
@@ -64,11 +65,6 @@ beforeAll(async () => {
   await settleMetrics(vaultApi.store);
 }, 60_000);
 
-const same = (actual: unknown, expected: unknown, what: string) => {
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  expect(num(actual), what).toBe(num(expected));
-};
-
 describe('views parity: vault resources from the head = docs/queries over the views', () => {
   it('details, details-lite, the vault and the vaults list, at the clock of the head', async () => {
     // The head is of today for every vault: the vault resources take it.
@@ -77,44 +73,10 @@ describe('views parity: vault resources from the head = docs/queries over the vi
        WHERE day = toDate(toDateTime(${NOW}, 'UTC'))`,
     );
     expect(Number(days[0].n)).toBe(3);
-    const details = (await vaultApi.get('/v1/vaults/details?status=all')).body.data;
-    const info = (await vaultApi.get('/v1/vaults?status=all')).body.data;
     let nonZero = 0;
     for (const slug of SLUGS) {
-      const [row] = await runDoc(vaultApi, 'api-vault-numbers', { slug, now: NOW });
-      const lite = (await vaultApi.get(`/v1/vaults/${slug}/details-lite`)).body.data;
-      const single = (await vaultApi.get(`/v1/vaults/${slug}`)).body.data;
-      const d = details.find((v: { slug: string }) => v.slug === slug);
-      const i = info.find((v: { slug: string }) => v.slug === slug);
-      for (const [name, body] of [
-        ['details', d],
-        ['details-lite', lite],
-      ] as const) {
-        for (const f of [
-          'tvl',
-          'tvl30DayChange',
-          'volume24h',
-          'tokenPrice',
-          'tokenPriceUpdatedAtEpoch',
-          'liquidFunds',
-          'liquidFundsRange',
-          'holders',
-        ])
-          same(body[f], row[f], `${slug} ${name} ${f}`);
-        for (const m of ['rolling7d', 'rolling30d', 'sec30d'])
-          same(body.apy[m], row[`apy_${m}`], `${slug} ${name} apy.${m}`);
-      }
-      for (const f of ['pendingRedemptions', 'pendingRedemptionsValue', 'shortfall'])
-        same(d[f], row[f], `${slug} details ${f}`);
-      for (const [name, body] of [
-        ['vaults', i],
-        ['vaults/{slug}', single],
-      ] as const) {
-        same(body.tvl, row.tvl, `${slug} ${name} tvl`);
-        same(body.volume24h, row.volume24h, `${slug} ${name} volume24h`);
-        same(body.numHolders, row.holders, `${slug} ${name} numHolders`);
-        same(body.sec30d, row.apy_sec30d ?? 0, `${slug} ${name} sec30d`);
-      }
+      const { row, compared } = await expectVaultNumbers(vaultApi, slug, NOW);
+      expect(compared).toBe(33);
       for (const f of ['tvl', 'liquidFunds', 'tokenPrice', 'holders', 'apy_rolling30d'])
         if (Number(row[f] ?? 0) !== 0) nonZero++;
     }

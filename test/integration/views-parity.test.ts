@@ -10,18 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { useVaultApi } from '../support/api-fixture.ts';
 import { runDoc } from '../support/doc-queries.ts';
 import { DAY } from '../support/events.ts';
+import { expectVaultNumbers, same } from '../support/vault-numbers.ts';
 import { MAINNET, NOW, PRIMARY, SLUG } from '../support/vault-scenario.ts';
 
 const vaultApi = useVaultApi();
 
 const SLUGS = [SLUG.alpha, SLUG.beta, SLUG.gamma];
 const APY = ['rolling7d', 'rolling30d', 'sec30d'] as const;
-
-/** The same double (null for null/undefined). */
-function same(actual: unknown, expected: unknown, what: string) {
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  expect(num(actual), what).toBe(num(expected));
-}
 
 function sameBlock(
   actual: Record<string, number | null> | null,
@@ -36,48 +31,7 @@ function sameBlock(
 describe('views parity: vault endpoints = docs/queries over the views', () => {
   it('details, details-lite and the vaults list: every number of every vault', async () => {
     let compared = 0;
-    for (const slug of SLUGS) {
-      const [row] = await runDoc(vaultApi, 'api-vault-numbers', { slug, now: NOW });
-      expect(row, slug).toBeDefined();
-      const details = (await vaultApi.get('/v1/vaults/details?status=all')).body.data.find(
-        (v: { slug: string }) => v.slug === slug,
-      );
-      const single = (await vaultApi.get(`/v1/vaults/${slug}`)).body.data;
-      const lite = (await vaultApi.get(`/v1/vaults/${slug}/details-lite`)).body.data;
-      const info = (await vaultApi.get('/v1/vaults?status=all')).body.data.find(
-        (v: { slug: string }) => v.slug === slug,
-      );
-      for (const [name, body] of [
-        ['details', details],
-        ['details-lite', lite],
-      ] as const) {
-        for (const f of [
-          'tvl',
-          'tvl30DayChange',
-          'volume24h',
-          'tokenPrice',
-          'tokenPriceUpdatedAtEpoch',
-          'liquidFunds',
-          'liquidFundsRange',
-          'holders',
-        ])
-          same(body[f], row[f], `${slug} ${name} ${f}`);
-        sameBlock(body.apy, row, 'apy', `${slug} ${name}`);
-        compared += 11;
-      }
-      for (const f of ['pendingRedemptions', 'pendingRedemptionsValue', 'shortfall'])
-        same(details[f], row[f], `${slug} details ${f}`);
-      for (const [name, body] of [
-        ['vaults', info],
-        ['vaults/{slug}', single],
-      ] as const) {
-        same(body.tvl, row.tvl, `${slug} ${name} tvl`);
-        same(body.volume24h, row.volume24h, `${slug} ${name} volume24h`);
-        same(body.numHolders, row.holders, `${slug} ${name} numHolders`);
-        same(body.sec30d, row.apy_sec30d ?? 0, `${slug} ${name} sec30d`);
-      }
-      compared += 11;
-    }
+    for (const slug of SLUGS) compared += (await expectVaultNumbers(vaultApi, slug, NOW)).compared;
     // The scenario has what makes these numbers non-trivial.
     const [alpha] = await runDoc(vaultApi, 'api-vault-numbers', { slug: SLUG.alpha, now: NOW });
     for (const f of [
