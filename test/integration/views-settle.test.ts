@@ -11,13 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recentTransactions } from '../../api/read/activity-transactions.ts';
-import { loadRegistry } from '../../api/read/registry.ts';
-import { type Config, parseConfig, vaultSchema } from '../../core/config.ts';
+import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { migrate } from '../../views/migrate.ts';
 import { writeServiceSettings } from '../../views/settings.ts';
 import { settledTables, settleMetrics } from '../../views/settle.ts';
+import { ev, mint, rate, registry, snapshot, USDC } from '../support/settle-rows.ts';
 
 const DAY = 86_400;
 const dir = mkdtempSync(join(tmpdir(), 'vs-settle-'));
@@ -27,84 +26,6 @@ let db: string;
 const TODAY = Math.floor(Date.now() / 1000 / DAY) * DAY;
 const START = TODAY - 60 * DAY;
 const VAULTS = ['sa', 'sb'];
-const USDC = '0x00000000000000000000000000000000c0ffee01';
-
-function registry(slug: string, chainIds: number[], updatedAt: string) {
-  const info = vaultSchema.parse({
-    slug,
-    name: slug,
-    symbol: slug.toUpperCase(),
-    decimals: 6,
-    vaultAddress: `0x${'7a'.repeat(19)}${slug === 'sa' ? '01' : '02'}`,
-    accountantAddress: `0x${'ac'.repeat(19)}${slug === 'sa' ? '01' : '02'}`,
-    chainIds,
-    chain: {
-      primary: { startBlock: 0, accountantType: 'hub' },
-      mainnet: { startBlock: 0, accountantType: 'spoke' },
-    },
-    liquidAssets: [{ contractAddress: USDC, symbol: 'USDC', decimals: 6, chainId: 98866 }],
-    targetComposition: [{ slug: 'tbill', name: 'T-Bill', description: 'Treasury bills', image: '' }],
-  });
-  return {
-    slug,
-    status: 'active',
-    updated_at: updatedAt,
-    vault_address: info.vaultAddress,
-    name: info.name,
-    symbol: info.symbol,
-    decimals: 6,
-    chain_ids: chainIds,
-    solana_mint: '',
-    base_asset_usd_price: '1',
-    base_asset_decimals: 6,
-    info: JSON.stringify(info),
-  };
-}
-
-let block = 1;
-const ev = (vault: string, chain: number, t: number, removed = 0, id?: string) => {
-  const n = block++;
-  return {
-    event_id: id ?? `${chain}:0x${n.toString(16)}:0`,
-    chain_id: chain,
-    block_number: n,
-    block_hash: `0x${n.toString(16)}`,
-    block_time: t,
-    tx_hash: `0x${n.toString(16)}`,
-    log_index: 0,
-    removed,
-    ver: n,
-    vault,
-  };
-};
-const rate = (vault: string, chain: number, t: number, r: number, removed = 0, id?: string) => ({
-  ...ev(vault, chain, t, removed, id),
-  accountant: '0xacc',
-  rate: String(r),
-  rate_decimals: 6,
-  source: 'EVENT',
-  is_paused: 0,
-});
-const mint = (vault: string, chain: number, t: number, to: string, amount: number) => ({
-  ...ev(vault, chain, t),
-  token: `0x${'7a'.repeat(20)}`,
-  from_address: '0x0000000000000000000000000000000000000000',
-  to_address: to,
-  amount: String(amount),
-});
-const snapshot = (vault: string, t: number, kind: string, token: string, amount: number, extra = {}) => ({
-  vault,
-  chain_id: 98866,
-  block_number: t,
-  ts: t,
-  kind,
-  token,
-  amount: String(amount),
-  decimals: 6,
-  usd_price: '1',
-  is_paused: 0,
-  ...extra,
-});
 
 /** Every settled table equals its views; returns the tables' rows (to see that a change moved them). */
 async function expectSettledEqualsViews(): Promise<string> {
@@ -401,71 +322,5 @@ describe('the holder tables (migration 024) follow transfers, their retraction a
       },
     ]);
     await expectSettledEqualsViews();
-  });
-});
-
-describe('transactions (activity_by_time, migration 024) under retraction, replay and restart', () => {
-  const deposit = (vault: string, t: number, removed = 0, base?: ReturnType<typeof ev>) => ({
-    ...(base ?? ev(vault, 98866, t)),
-    ...(base && { ver: base.ver + 1000 }),
-    removed,
-    kind: 'DEPOSIT',
-    user: '0x00000000000000000000000000000000000000a1',
-    shares: '1000000',
-    shares_token: `0x${'7a'.repeat(20)}`,
-    assets: '1000000',
-    assets_token: USDC,
-    assets_decimals: 6,
-  });
-  /** The view's rows, and the raw table's current rows as the view defined them before 024. */
-  const both = async () => {
-    const q = (from: string) =>
-      store.query<{ r: string }>(
-        `SELECT arrayStringConcat([event_id, vault, toString(block_time), kind, toString(shares)], '|') AS r
-         FROM ${from} ORDER BY r`,
-      );
-    return {
-      view: (await q(`${db}.transactions`)).map((x) => x.r),
-      raw: (await q(`(SELECT * FROM ${db}.activity_raw FINAL WHERE removed = 0)`)).map((x) => x.r),
-    };
-  };
-  const NOW = Math.floor(Date.now() / 1000);
-
-  it('equals activity_raw, and the newest rows come from windows widened past the week', async () => {
-    // sa: 3 this week, 20 over the 60 days before; sb: 2 a year ago only.
-    const week = [1, 2, 3].map((h) => ev('sa', 98866, NOW - h * 3600));
-    const older = Array.from({ length: 20 }, (_, i) => ev('sa', 98866, NOW - (10 + 3 * i) * DAY));
-    const yearAgo = [ev('sb', 98866, NOW - 400 * DAY), ev('sb', 98866, NOW - 401 * DAY)];
-    const rows = [...week, ...older, ...yearAgo].map((e) =>
-      deposit(e.vault, 0, 0, { ...e, ver: e.ver - 1000 }),
-    );
-    await store.insert('activity_raw', rows);
-    // A replay (the same rows again) and a retraction of the newest of sa.
-    await store.insert('activity_raw', rows.slice(0, 5));
-    await store.insert('activity_raw', [deposit('sa', 0, 1, week[0])]);
-    const { view, raw } = await both();
-    expect(view).toEqual(raw);
-    expect(view.length).toBe(rows.length - 1);
-    const vaults = await loadRegistry(store);
-    const answer = await recentTransactions(store, vaults, { limit: 10, now: NOW });
-    const sa = answer[vaults.findIndex((v) => v.slug === 'sa')];
-    const sb = answer[vaults.findIndex((v) => v.slug === 'sb')];
-    expect(sa.transactionCount7d).toBe(2);
-    // The 2 left this week, then the 8 newest older ones; sb's two from a year ago.
-    expect(sa.recentTransactions.map((t) => t.createdAt)).toEqual([
-      NOW - 2 * 3600,
-      NOW - 3 * 3600,
-      ...older.slice(0, 8).map((e) => e.block_time),
-    ]);
-    expect(sb.transactionCount7d).toBe(0);
-    expect(sb.recentTransactions.map((t) => t.createdAt)).toEqual([NOW - 400 * DAY, NOW - 401 * DAY]);
-  });
-
-  it('equals activity_raw after a restart on the same data directory', async () => {
-    await store.close();
-    store = await createStore(config);
-    const { view, raw } = await both();
-    expect(view).toEqual(raw);
-    expect(view.length).toBeGreaterThan(0);
   });
 });
