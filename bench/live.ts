@@ -20,6 +20,10 @@
  *    `uncached-requests` times in sequence after one warm-up (median and max ms; issue 21's target
  *    for the devnet's size: 20 ms).
  *
+ * Each load's row also reports the service's event-loop delay and GC pauses over the load window
+ * (`serviceEventLoopDelay`, `serviceGc`: the difference of two scrapes of its /metrics around the
+ * load, bench/live-loop.ts): what held its one event loop while the requests waited.
+ *
  * With `--cpu-profile true` the service runs under `node --cpu-prof`, and each load's window of
  * its main thread is summarized (self time by place and by function, bench/live-profile.ts) in
  * the report's `mix[].profile`: what limits the API under load.
@@ -31,6 +35,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
+import { LOOP_METRICS, type LoopWindow, loopWindow, parseHistograms, type Scrape } from './live-loop.ts';
 import { type ProfileSummary, summarizeProfile } from './live-profile.ts';
 import { type LoadNumbers, loadMix } from './load.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
@@ -118,6 +123,8 @@ async function main(): Promise<void> {
       load1m: number[];
       /** Wall-clock ms of the API's load (to find it in the CPU profile). */
       window: [number, number];
+      /** The service's event-loop delay and GC pauses during the API's load (bench/live-loop.ts). */
+      loop: LoopWindow;
       profile?: ProfileSummary;
     }[] = [];
     try {
@@ -158,6 +165,7 @@ async function main(): Promise<void> {
             loggedDuring,
             load1m: [before, loadavg()[0]],
             window,
+            loop: loopWindow(c0.loop, c1.loop, window[1] - window[0]),
           });
         }
       } finally {
@@ -219,6 +227,8 @@ async function main(): Promise<void> {
             bareRequestsPerSecond: Math.round(m.bare.requestsPerSecond),
             rowsLandedDuringLoad: m.during.rows,
             answersComputed: { foreground: m.during.foreground, background: m.during.background },
+            serviceEventLoopDelay: m.loop.delay,
+            serviceGc: m.loop.gc,
           },
         ),
         row(
@@ -280,6 +290,9 @@ async function main(): Promise<void> {
         errors: m.api.errors + m.api.non2xx,
         'rows landed': m.during.rows,
         'computed fg/bg': `${m.during.foreground}/${m.during.background}`,
+        'loop delay p99/max ≤ ms': `${m.loop.delay.p99AtMostMs}/${m.loop.delay.maxAtMostMs}`,
+        'delays > 5 ms': m.loop.delay.over5ms,
+        'gc ms (%)': `${m.loop.gc.totalMs} (${m.loop.gc.percentOfWindow})`,
       })),
     );
     console.table(uncached);
@@ -304,8 +317,13 @@ async function timedGet(base: string, path: string): Promise<number> {
   return ms;
 }
 
-/** What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache computed. */
-async function counters(base: string): Promise<{ rows: number; foreground: number; background: number }> {
+/**
+ * What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache
+ * computed, and the cumulative event-loop delay and GC pause histograms.
+ */
+async function counters(
+  base: string,
+): Promise<{ rows: number; foreground: number; background: number; loop: Scrape }> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const sum = (name: string, label = '') =>
     text
@@ -316,6 +334,7 @@ async function counters(base: string): Promise<{ rows: number; foreground: numbe
     rows: sum('vaultstream_rows_inserted_total'),
     foreground: sum('vaultstream_api_cache_loads_total', 'mode="foreground"'),
     background: sum('vaultstream_api_cache_loads_total', 'mode="background"'),
+    loop: parseHistograms(text, LOOP_METRICS),
   };
 }
 

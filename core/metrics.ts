@@ -1,8 +1,10 @@
 /** Prometheus metrics of the process (one registry, exposed by the API's /metrics). */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { monitorEventLoop } from './loop-metrics.ts';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
+monitorEventLoop(registry);
 
 export const rowsInserted = new Counter({
   name: 'vaultstream_rows_inserted_total',
