@@ -19,15 +19,27 @@ import { flowParams, pendingSql, type VaultFlows, volumeSql } from './vault-flow
 import { dayStart } from './vault-numbers.ts';
 
 interface HeadRow extends RegistryRow {
-  day_start: string;
-  watermark: string;
+  /** UTC day the row was written for, YYYY-MM-DD. */
+  day: string;
+  /** Unix seconds. */
+  watermark: number;
+  /** YYYY-MM-DD, or null without a price history. */
   first_day: string | null;
   has_price: number;
   chain_id: number;
+  holders: string;
+  /** With flows: volume24h (e18) and the open redemptions (e18 shares and value). */
+  volume?: string;
+  pending_shares?: string;
+  pending_value?: string;
+}
+
+/** The vault resources' numbers in a head row (loadHeads with `numbers`). */
+interface HeadNumbers {
   rate: string;
   rate_decimals: number;
-  updated_at: string;
-  holders: string;
+  /** Unix seconds. */
+  updated_at: number;
   tvl: string;
   change: number;
   liquid: string;
@@ -35,10 +47,6 @@ interface HeadRow extends RegistryRow {
   r7: number | null;
   r30: number | null;
   sec: number | null;
-  /** With flows: volume24h (e18) and the open redemptions (e18 shares and value). */
-  volume?: string;
-  pending_shares?: string;
-  pending_value?: string;
 }
 
 /** Which vaults: one slug, or every vault with one of the statuses. */
@@ -49,29 +57,40 @@ export interface VaultHead {
   vault: RegistryVault;
   /** UTC day start (Unix seconds) the row was written for. */
   day: number;
-  row: HeadRow;
+  row: HeadRow & Partial<HeadNumbers>;
 }
 
-const unix = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC')))`;
+/** Unix seconds of the start of a YYYY-MM-DD (UTC) day as JSON gives a Date. */
+const dateSeconds = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
+
+/**
+ * The head columns every reader needs: registry entry, day, watermark, first day, price chain and
+ * holders. Few columns and no conversions the API can do itself: each column read and each
+ * function costs the statement time (big integers come back as strings, see store/client.ts).
+ */
+const HEAD_COLUMNS = `toString(vault) AS slug, ${REGISTRY_COLUMNS}, day, toUnixTimestamp(watermark) AS watermark,
+  first_day, has_price, chain_id, holders`;
+
+/** The vault resources' numbers besides (VaultInfo, details). */
+const NUMBER_COLUMNS = `rate_raw AS rate, rate_decimals, toUnixTimestamp(updated_at) AS updated_at,
+  tvl_usd_e18 AS tvl, tvl_30d_change_pct AS change, liquid_funds_usd_e18 AS liquid, liquid_funds_range_pct AS range,
+  nav_rolling7d AS r7, nav_rolling30d AS r30, nav_sec30d AS sec`;
 
 /**
  * The heads of the selected vaults, ordered by slug (empty before the first settle); with
- * `flows`, in the same statement, each vault's volume24h and (when `flows.pending`) its open
- * redemptions at `flows.now` (api/read/vault-flows.ts).
+ * `numbers`, the vault resources' numbers too; with `flows`, in the same statement, each vault's
+ * volume24h and (when `flows.pending`) its open redemptions at `flows.now`
+ * (api/read/vault-flows.ts).
  */
 export async function loadHeads(
   store: Store,
   which: HeadSelection,
-  flows?: { now: number; pending: boolean },
+  opts: { numbers?: boolean; flows?: { now: number; pending: boolean } } = {},
 ): Promise<VaultHead[]> {
   const db = store.database;
+  const { flows } = opts;
   const where = 'slug' in which ? 'vault = {slug:String}' : 'status IN {statuses:Array(String)}';
-  const head = `SELECT toString(vault) AS slug, ${REGISTRY_COLUMNS}, ${unix('day')} AS day_start,
-       toString(toUnixTimestamp(watermark)) AS watermark, if(isNull(first_day), NULL, ${unix('first_day')}) AS first_day,
-       has_price, chain_id, toString(rate_raw) AS rate, rate_decimals,
-       toString(toUnixTimestamp(updated_at)) AS updated_at, toString(holders) AS holders,
-       toString(tvl_usd_e18) AS tvl, tvl_30d_change_pct AS change, toString(liquid_funds_usd_e18) AS liquid,
-       liquid_funds_range_pct AS range, nav_rolling7d AS r7, nav_rolling30d AS r30, nav_sec30d AS sec
+  const head = `SELECT ${HEAD_COLUMNS}${opts.numbers ? `, ${NUMBER_COLUMNS}` : ''}
      FROM ${db}.metrics_vault_head FINAL WHERE ${where}`;
   // The flows of the selected vaults: one slug, or every vault (the join keeps the selected).
   const filter = 'slug' in which ? 'vault = {slug:String}' : '1';
@@ -83,11 +102,15 @@ export async function loadHeads(
       }
        FROM (${head}) AS h
        LEFT JOIN (${volumeSql(db, filter)}) AS f ON f.vault = h.slug
-       ${flows.pending ? `LEFT JOIN (${pendingSql(db, filter)}) AS p ON p.vault = h.slug` : ''}
-       ORDER BY slug`
-    : `${head} ORDER BY slug`;
-  const rows = await store.query<HeadRow>(sql, { ...which, ...(flows ? flowParams(flows.now) : {}) });
-  return rows.map((row) => ({ vault: registryVaultOf(row), day: Number(row.day_start), row }));
+       ${flows.pending ? `LEFT JOIN (${pendingSql(db, filter)}) AS p ON p.vault = h.slug` : ''}`
+    : head;
+  const rows = await store.query<HeadRow & Partial<HeadNumbers>>(sql, {
+    ...which,
+    ...(flows ? flowParams(flows.now) : {}),
+  });
+  // Ordered here: an ORDER BY costs the statement more than this sort of a few rows.
+  rows.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return rows.map((row) => ({ vault: registryVaultOf(row), day: dateSeconds(row.day), row }));
 }
 
 /** The flows read with the heads (loadHeads with `flows`). */
@@ -112,7 +135,7 @@ const num = (v: number | string | null) => (v === null ? null : Number(v));
  * of the latest settled day, the only days the vault resources read (vault-metrics.ts).
  */
 export function headContext(h: VaultHead, now: number): VaultContext {
-  const r = h.row;
+  const r = numbersOf(h);
   const series = emptySeries();
   series.watermark = Number(r.watermark);
   series.firstDay = firstDayOf(h, now);
@@ -153,9 +176,19 @@ export function headContext(h: VaultHead, now: number): VaultContext {
   return ctx;
 }
 
-/** The current price in a head row; undefined while the vault has no rate. */
+/** The head's numbers; a head read without them is a programming error. */
+function numbersOf(h: VaultHead): HeadRow & HeadNumbers {
+  if (h.row.rate === undefined) throw new Error(`head of ${h.vault.slug} read without its numbers`);
+  return h.row as HeadRow & HeadNumbers;
+}
+
+/** The price chain in a head row; undefined while the vault has no rate. */
+const priceChainOf = (h: VaultHead): number | undefined =>
+  Number(h.row.has_price) === 1 ? Number(h.row.chain_id) : undefined;
+
+/** The current price in a head row read with its numbers; undefined while the vault has no rate. */
 function currentOf(h: VaultHead): VaultPrice | undefined {
-  const r = h.row;
+  const r = numbersOf(h);
   return Number(r.has_price) === 1
     ? {
         vault: h.vault.slug,
@@ -169,13 +202,13 @@ function currentOf(h: VaultHead): VaultPrice | undefined {
 
 /** The first day of the head's price history, if it is on or before the API clock's day. */
 function firstDayOf(h: VaultHead, now: number): number | undefined {
-  const first = h.row.first_day === null ? undefined : Number(h.row.first_day);
+  const first = h.row.first_day === null ? undefined : dateSeconds(h.row.first_day);
   return first !== undefined && first <= dayStart(now) ? first : undefined;
 }
 
 /**
  * The contexts of the selected vaults over `days` (the histories): the vault, its watermark,
- * first day and current price from its head, whatever the head's day (none of them depends on
+ * first day and price chain from its head, whatever the head's day (none of them depends on
  * the clock), and the days from the daily tables (vault-data.ts), with the closes and navApy of
  * `days.chains` or else of the price chains only; undefined without heads.
  */
@@ -190,7 +223,7 @@ export async function loadHeadRangeContexts(
   if (!heads.length) return undefined;
   const firstDays = new Map(heads.map((h) => [h.vault.slug, firstDayOf(h, now)]));
   // The closes and navApy of the chains asked for, else of the vaults' price chains.
-  const chains = days.chains ?? [...new Set(heads.flatMap((h) => currentOf(h)?.chainId ?? []))];
+  const chains = days.chains ?? [...new Set(heads.flatMap((h) => priceChainOf(h) ?? []))];
   const series = await loadVaultSeries(
     store,
     heads.map((h) => h.vault.slug),
@@ -200,12 +233,12 @@ export async function loadHeadRangeContexts(
   const contexts = heads.map((h): VaultContext => {
     const s = series.get(h.vault.slug) ?? emptySeries();
     s.watermark = Number(h.row.watermark);
-    const current = currentOf(h);
     return {
       vault: h.vault,
       series: s,
-      current,
-      priceChain: current?.chainId,
+      // The histories read no current price, only its chain (the head's rate is not read).
+      current: undefined,
+      priceChain: priceChainOf(h),
       holders: Number(h.row.holders),
       settledThrough: settledThrough(s, now),
       now,
@@ -233,7 +266,7 @@ export async function loadHeadContexts(
   pending = false,
 ): Promise<(LoadedContexts & { vaults: RegistryVault[]; flows: VaultFlows }) | undefined> {
   const now = Math.floor(nowMs / 1000);
-  const heads = await loadHeads(store, which, { now, pending });
+  const heads = await loadHeads(store, which, { numbers: true, flows: { now, pending } });
   if (!heads.length || heads.some((h) => h.day !== dayStart(now))) return undefined;
   return {
     vaults: heads.map((h) => h.vault),
