@@ -2,8 +2,11 @@
  * Durable checkpoints of the ingesters: one small JSON file per stream under
  * `<dataDir>/ingest/`, replaced atomically (write a temp file, fsync, rename, fsync
  * the directory) so a crash leaves either the old or the new checkpoint, never half.
+ * `saveAsync` does the same off the main thread (its fsyncs block no other work, e.g. the
+ * consumers or the next range's read); its writes land in the order they were asked for.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VaultstreamError } from '../core/errors.ts';
 
@@ -12,6 +15,13 @@ export interface CheckpointFile<T> {
   load(): T | undefined;
   /** Durable once it returns. */
   save(value: T): void;
+  /**
+   * `value` as it is now (serialised at once: later changes to it are not saved), durable once
+   * the promise resolves; written after every earlier `saveAsync` of this file. Mixed with
+   * `save`, a `save` may be overwritten by an earlier `saveAsync` still in flight: a writer
+   * uses one or the other.
+   */
+  saveAsync(value: T): Promise<void>;
   readonly path: string;
 }
 
@@ -19,6 +29,8 @@ export interface CheckpointFile<T> {
 export function checkpointFile<T>(dataDir: string, name: string): CheckpointFile<T> {
   const dir = join(dataDir, 'ingest');
   const path = join(dir, `${name}.json`);
+  /** The last `saveAsync` queued (its failure is its caller's, not the next write's). */
+  let queue: Promise<unknown> = Promise.resolve();
   return {
     path,
     load() {
@@ -58,6 +70,29 @@ export function checkpointFile<T>(dataDir: string, name: string): CheckpointFile
       } finally {
         closeSync(dfd);
       }
+    },
+    saveAsync(value) {
+      const text = JSON.stringify(value);
+      const written = queue.then(async () => {
+        await mkdir(dir, { recursive: true });
+        const tmp = `${path}.tmp`;
+        const fh = await open(tmp, 'w');
+        try {
+          await fh.writeFile(text);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        await rename(tmp, path);
+        const dh = await open(dir, 'r');
+        try {
+          await dh.sync();
+        } finally {
+          await dh.close();
+        }
+      });
+      queue = written.catch(() => {});
+      return written;
     },
   };
 }

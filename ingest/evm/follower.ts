@@ -19,6 +19,7 @@
  * while backfilling) in `read-ahead.ts`.
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
+import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { erc20Views } from './abis.ts';
@@ -81,6 +82,8 @@ export class ChainFollower {
   /** When the checkpoint was last saved (performance.now()), and whether the state moved on since. */
   private savedAt = Number.NEGATIVE_INFINITY;
   private unsaved = false;
+  /** A checkpoint write the round did not wait for (deep below the window; its failure handled). */
+  private saving: Promise<void> | undefined;
 
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
@@ -114,7 +117,7 @@ export class ChainFollower {
     this.state.startBlock = start;
     this.state.next = start;
     this.resumedAt = start;
-    this.deps.checkpoint.save(this.state);
+    await this.deps.checkpoint.saveAsync(this.state);
     log.info(
       {
         startBlock: start,
@@ -142,7 +145,7 @@ export class ChainFollower {
     }
     if (this.state.genesis === undefined) {
       this.state.genesis = g.hash;
-      this.deps.checkpoint.save(this.state);
+      await this.deps.checkpoint.saveAsync(this.state);
     } else if (this.state.genesis !== g.hash)
       throw new ChainStopped(
         `chain ${chain.name} (${chain.chainId}) is not the chain its checkpoint was written for: ` +
@@ -177,7 +180,7 @@ export class ChainFollower {
         return { blocks: 0, events: 0, retracted: await this.unwind() };
       const before = this.state.lastSnapshotAt;
       await this.maybeSnapshot(undefined);
-      if (this.state.lastSnapshotAt !== before) this.deps.checkpoint.save(this.state);
+      if (this.state.lastSnapshotAt !== before) await this.deps.checkpoint.saveAsync(this.state);
       return { blocks: 0, events: 0, retracted: 0 };
     }
     const from = this.state.next;
@@ -237,35 +240,48 @@ export class ChainFollower {
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
     await this.maybeSnapshot(headers.at(-1));
-    this.checkpointAfter(to);
+    await this.checkpointAfter(to);
     return { blocks: to - from + 1, events: events.length, retracted: 0 };
   }
 
   /**
-   * Saves the checkpoint after a range up to `to` was published. A range deeper than the
-   * reorg window below the head cannot be retracted anyway (a reorg that deep stops the
-   * chain), so while backfilling such ranges the checkpoint is written at most every
-   * `CHECKPOINT_EVERY_MS` (each write serialises the whole tip and waits for fsync); a
-   * crash meanwhile re-publishes identical records, which the consumers drop. A range
-   * within the window is checkpointed at once, as every reorg retraction needs.
+   * Saves the checkpoint after a range up to `to` was published (durably: `publish` resolved).
+   * A range deeper than the reorg window below the head cannot be retracted anyway (a reorg
+   * that deep stops the chain), so while backfilling such ranges the checkpoint is written at
+   * most every `CHECKPOINT_EVERY_MS` (each write serialises the whole tip and waits for fsync),
+   * and the round does not wait for the write: the next range is processed meanwhile (writes
+   * land in order: `saveAsync`). A crash before it lands re-publishes identical records, which
+   * the consumers drop; a failed write is done again with the next range, or by `settle`. A
+   * range within the window is checkpointed before the round ends, as every reorg retraction
+   * needs.
    */
-  private checkpointAfter(to: number): void {
+  private async checkpointAfter(to: number): Promise<void> {
     const deep = to < this.head - this.deps.contracts.chain.reorgWindow;
     const now = performance.now();
     if (deep && now - this.savedAt < CHECKPOINT_EVERY_MS) {
       this.unsaved = true;
       return;
     }
-    this.deps.checkpoint.save(this.state);
     this.savedAt = now;
     this.unsaved = false;
+    const write = this.deps.checkpoint.saveAsync(this.state);
+    if (!deep) return write;
+    this.saving = write.catch((e: unknown) => {
+      this.unsaved = true;
+      this.savedAt = Number.NEGATIVE_INFINITY;
+      this.deps.log.warn(
+        { err: errorMessage(e) },
+        'checkpoint write failed; written again after the next range',
+      );
+    });
   }
 
-  /** Once stopped: waits for a range still being read ahead and saves a checkpoint left unsaved. */
+  /** Once stopped: waits for a range still being read ahead and a checkpoint write, and saves a checkpoint left unsaved. */
   async settle(): Promise<void> {
     await this.ranges.settle();
+    await this.saving;
     if (this.unsaved) {
-      this.deps.checkpoint.save(this.state);
+      await this.deps.checkpoint.saveAsync(this.state);
       this.unsaved = false;
     }
   }

@@ -1,6 +1,7 @@
 /**
  * Publishing of the EVM ingester: records encoded with the newest Avro schema of
- * their family, one bus call per family in first-seen order, keyed as
+ * their family, one bus call per family (the record families at once, then the block
+ * headers), keyed as
  * docs/architecture.md, Events and partition keys, says (vault slug, chain id for blocks). A retraction is the same record with
  * `removed: true`.
  */
@@ -45,8 +46,21 @@ export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): P
       }
       list.push({ key, value });
     }
-    for (const [family, msgs] of byFamily) await bus.publish(topicName(prefix, family), msgs);
+    // Each family is its own topic (only the order within a topic is kept, and is): the record
+    // families are published at once, one durable write each in parallel rather than one after
+    // the other. The block headers go last, once every record is durable: the chain's watermark
+    // (blocks_raw) never moves past records not on the bus, nor back (a retraction's ancestor).
+    const blocks = byFamily.get('blocks');
+    byFamily.delete('blocks');
+    await settleAll([...byFamily].map(([family, msgs]) => bus.publish(topicName(prefix, family), msgs)));
+    if (blocks) await bus.publish(topicName(prefix, 'blocks'), blocks);
   };
+}
+
+/** Waits for every promise; then throws the first failure, if any (no write left running behind a failure). */
+async function settleAll(all: Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(all)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The `blocks` record of an ingested (or, with `removed`, orphaned) header. */

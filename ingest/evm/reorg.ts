@@ -151,7 +151,7 @@ export async function retractOrphans(
   for (const [acc, mark] of Object.entries(state.owed)) if (mark.block >= state.next) delete state.owed[acc];
   for (const [vault, mark] of Object.entries(state.depositFees ?? {}))
     if (mark.block >= state.next) delete state.depositFees?.[vault];
-  deps.checkpoint.save(state);
+  await deps.checkpoint.saveAsync(state);
   deps.log.warn(
     {
       chainId: chain.chainId,

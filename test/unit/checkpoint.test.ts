@@ -1,0 +1,45 @@
+/**
+ * The ingesters' checkpoint file (ingest/checkpoint.ts): `saveAsync` writes the value as it was
+ * when asked (not as the caller changes it after), lands its writes in the order they were asked
+ * for, and leaves the file whole.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkpointFile } from '../../ingest/checkpoint.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'vs-checkpoint-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('checkpoint file', () => {
+  it('saveAsync: the value as asked, writes in order, the last one kept', async () => {
+    const file = checkpointFile<{ next: number; tip: number[] }>(root, 'evm-1');
+    const state = { next: 0, tip: [] as number[] };
+    const writes: Promise<void>[] = [];
+    for (let k = 1; k <= 20; k++) {
+      state.next = k;
+      state.tip.push(k);
+      writes.push(file.saveAsync(state));
+    }
+    // Changed after the last save was asked for: not what is saved.
+    state.next = 99;
+    await Promise.all(writes);
+    expect(file.load()).toEqual({ next: 20, tip: Array.from({ length: 20 }, (_, k) => k + 1) });
+    expect(JSON.parse(readFileSync(file.path, 'utf8')).next).toBe(20);
+    // No temporary file left beside it.
+    expect(readdirSync(join(root, 'ingest'))).toEqual(['evm-1.json']);
+  });
+
+  it('saveAsync: a failed write rejects its caller and the next write still lands', async () => {
+    const dir = join(root, 'blocked');
+    const file = checkpointFile<{ next: number }>(dir, 'evm-2');
+    // The ingest directory cannot be made: a file in its place.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'ingest'), 'x');
+    await expect(file.saveAsync({ next: 1 })).rejects.toThrow();
+    rmSync(join(dir, 'ingest'));
+    await file.saveAsync({ next: 2 });
+    expect(file.load()).toEqual({ next: 2 });
+  });
+});
