@@ -12,8 +12,10 @@
  *   (any other JSON-RPC error: an answer, thrown at once);
  * - JSON-RPC batches (`value.batch`: the ingester's block headers): the members a provider
  *   fails one by one (a rate limit, or left out of the answer) are retried alone, with the same
- *   backoff and attempts; a provider that refuses batches (an error object instead of an array, or
- *   HTTP 4xx other than 429) gets single calls from then on;
+ *   backoff and attempts; a batch answered HTTP 413 (too large) is sent again in halves (halved
+ *   again while refused), and later batches are cut to that size; a provider that
+ *   refuses batches (an error object instead of an array, or HTTP 4xx other than 408, 413 and
+ *   429) gets single calls from then on;
  * - the time spent waiting on the network (`value.waitedMs`), the calls sent by method
  *   (`value.calls`, and `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests
  *   (`value.requests`: a batch is one);
@@ -91,6 +93,9 @@ export interface EvmTransportValue {
   readonly requests: number;
 }
 
+/** The HTTP status of a failed request's fault, if it got an answer. */
+const statusOf = (e: unknown) => (evmFaultOf(e) as { status?: number } | undefined)?.status;
+
 /** The provider does not take JSON-RPC batches: not a fault (never retried), the batch goes as single calls. */
 class BatchRefused extends Error {}
 
@@ -109,6 +114,8 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
   let requests = 0;
   /** Set once the provider refused a batch: single calls from then on. */
   let batchesRefused = false;
+  /** Most members a batch holds: half of the smallest batch answered HTTP 413 (too large). */
+  let maxBatch = Number.POSITIVE_INFINITY;
   const calls = new Map<string, number>();
   const limiter =
     opts.maxRequestsPerSecond || opts.maxConcurrentRequests
@@ -252,6 +259,11 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
    */
   async function batch<T>(list: RpcCall[]): Promise<T[]> {
     if (batchesRefused) return Promise.all(list.map((c) => request(c) as Promise<T>));
+    if (list.length > maxBatch) {
+      const parts: RpcCall[][] = [];
+      for (let at = 0; at < list.length; at += maxBatch) parts.push(list.slice(at, at + maxBatch));
+      return (await Promise.all(parts.map((p) => batch<T>(p)))).flat();
+    }
     const first = nextId;
     nextId += list.length;
     const method = list[0].method;
@@ -295,14 +307,26 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         })
       );
     };
-    // HTTP 4xx but 429 (rate limit) and 408 (timeout): the provider does not take this request's form.
+    // HTTP 4xx but 408 (timeout), 413 (too large: a smaller batch is taken) and 429 (rate
+    // limit): the provider does not take this request's form.
     const refused = (e: unknown) => {
-      const status = (evmFaultOf(e) as { status?: number } | undefined)?.status;
-      return status !== undefined && status >= 400 && status < 500 && status !== 429 && status !== 408;
+      const status = statusOf(e) ?? 0;
+      return status >= 400 && status < 500 && ![408, 413, 429].includes(status);
     };
     try {
       await send(`batch:${method}`, members, read, refused);
     } catch (e) {
+      if (statusOf(e) === 413) {
+        // Too large: no later batch holds more than half of it, and the members owed go again
+        // (in halves, halved again while refused); a lone member goes as a single call.
+        maxBatch = Math.min(maxBatch, Math.ceil(owed.length / 2));
+        const again = owed.map((k) => list[k]);
+        const answers = again.length > 1 ? await batch<T>(again) : [(await request(again[0])) as T];
+        owed.forEach((k, j) => {
+          out[k] = answers[j];
+        });
+        return out;
+      }
       if (!(e instanceof BatchRefused)) throw e;
       batchesRefused = true;
       const rest = await Promise.all(owed.map((k) => request(list[k]) as Promise<T>));

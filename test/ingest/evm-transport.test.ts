@@ -273,6 +273,29 @@ describe('the EVM transport', () => {
       expect(value.requests).toBe(7);
     });
 
+  it('halves a batch answered HTTP 413 (too large) until it is taken, and sends no larger one again', async () => {
+    // A provider that takes batches of at most 4 members.
+    const capped = await proxy(chain.node.rpcUrl, (body) =>
+      Array.isArray(body) && body.length > 4 ? { status: 413 } : undefined,
+    );
+    const { value, faults } = transport([capped.url]);
+    const numbers = Array.from({ length: 10 }, (_, i) => i % (head + 1));
+    const asks = numbers.map((i) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(i), false] }));
+    const blocks = await value.batch<{ number: Hex; hash: Hex }>(asks);
+    expect(blocks.map((b) => Number(b.number))).toEqual(numbers);
+    expect(blocks[9].hash).toBe((await direct().getBlock({ blockNumber: BigInt(numbers[9]) })).hash);
+    const sizes = () => capped.seen.map((b) => (Array.isArray(b) ? b.length : 'single'));
+    // 10 refused, its halves of 5 refused, their halves taken: batches still, never single calls.
+    expect(sizes().slice(0, 3)).toEqual([10, 5, 5]);
+    expect(sizes().slice(3).sort()).toEqual([2, 2, 3, 3]);
+    expect(faults.map((f) => f.fault.fault)).toEqual(Array(3).fill('RANGE_TOO_LARGE'));
+    // A later batch is cut to the size taken at once: no 413 again.
+    const again = await value.batch<{ number: Hex }>(asks);
+    expect(again.map((b) => Number(b.number))).toEqual(numbers);
+    expect(sizes().slice(7)).toEqual([3, 3, 3, 1]);
+    expect(faults).toHaveLength(3);
+  });
+
   it('stops retrying once its signal fires', async () => {
     const ctl = new AbortController();
     const down = await proxy(chain.node.rpcUrl, () => ({ status: 503 }));
