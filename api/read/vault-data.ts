@@ -12,6 +12,7 @@
 import type { Store } from '../../store/client.ts';
 import type { ApyBlock } from './history-types.ts';
 import { type DailyAsset, type LiquidPrices, liquidKey } from './vault-composition.ts';
+import { dateOf, dateSeconds, dayStart } from './vault-numbers.ts';
 
 /** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
 export interface DailyNav {
@@ -114,39 +115,31 @@ export async function loadVaultSeries(
   days: SeriesDays = {},
 ): Promise<Map<string, VaultSeries>> {
   const db = store.database;
+  // The days as Dates (YYYY-MM-DD): the filters compare the key column with parameters, no
+  // function per row or per statement (each costs the statement time).
+  const today = dayStart(now);
   const params = {
     slugs,
-    now,
-    from: days.from ?? 0,
-    to: days.to ?? now,
-    only: days.only ?? [],
+    fromDay: dateOf(days.from ?? 0),
+    toDay: dateOf(Math.min(today, days.to ?? now)),
+    only: (days.only ?? []).filter((d) => d <= today).map(dateOf),
     chains: days.chains ?? [],
+    today: dateOf(today),
   };
-  const today = "toDate(toDateTime({now:UInt32}, 'UTC'))";
-  const inDays = days.only
-    ? "day IN arrayMap(d -> toDate(toDateTime(d, 'UTC')), {only:Array(UInt32)})"
-    : "day >= toDate(toDateTime({from:UInt32}, 'UTC')) AND day <= toDate(toDateTime({to:UInt32}, 'UTC'))";
-  const where = `vault IN {slugs:Array(String)} AND day <= ${today} AND ${inDays}`;
-  const day = (col: string) => `toString(toUInt32(toDateTime(${col}, 'UTC'))) AS day_start`;
-  // One statement: the closes and navApy (kind 'nav'), then the vault's days oldest first
-  // (kind 'day') with its first price day (first_day) whatever the range, read here unless the
-  // caller knows it.
-  const firstJoin = days.firstDays
-    ? ''
-    : `LEFT JOIN (
-       SELECT vault, min(day) AS first FROM ${db}.metrics_vault_daily FINAL
-       WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= ${today} GROUP BY vault
-     ) AS f ON f.vault = d.vault`;
+  const inDays = days.only ? 'day IN {only:Array(Date)}' : 'day >= {fromDay:Date} AND day <= {toDay:Date}';
+  const where = `vault IN {slugs:Array(String)} AND ${inDays}`;
+  // One statement: the closes and navApy (kind 'nav'), the vault's days (kind 'day') and, unless
+  // the caller knows it, its first price day whatever the range (kind 'first'); columns as
+  // stored (big integers come back as strings, days as YYYY-MM-DD).
   const rows = await store.query<{
-    kind: 'nav' | 'day';
+    kind: 'nav' | 'day' | 'first';
     vault: string;
     chain_id: number;
-    day_start: string;
+    day: string;
     /** nav: the close (e18); day: the TVL (e18). */
     a: string;
     /** day: the liquid funds (e18). */
     b: string;
-    first_day: string;
     price_day: number;
     change: number;
     range: number;
@@ -155,39 +148,39 @@ export async function loadVaultSeries(
     r30: number | null;
     sec: number | null;
   }>(
-    `SELECT 'nav' AS kind, toString(vault) AS vault, chain_id, ${day('day')}, toString(price_e18) AS a, '' AS b,
-       '' AS first_day, toUInt8(0) AS price_day, toFloat64(0) AS change, toFloat64(0) AS range, toUInt8(0) AS comp_day,
-       rolling7d AS r7, rolling30d AS r30, sec30d AS sec
+    `SELECT 'nav' AS kind, toString(vault) AS vault, chain_id, day, price_e18 AS a, toInt256(0) AS b, toUInt8(0) AS price_day,
+       toFloat64(0) AS change, toFloat64(0) AS range, toUInt8(0) AS comp_day, rolling7d AS r7, rolling30d AS r30, sec30d AS sec
      FROM ${db}.metrics_chain_daily FINAL
      WHERE ${where}${days.chains ? ' AND chain_id IN {chains:Array(UInt32)}' : ''}
      UNION ALL
-     SELECT * FROM (
-       SELECT 'day' AS kind, toString(d.vault) AS vault, toUInt32(0) AS chain_id, ${day('d.day')},
-         toString(d.tvl_usd_e18) AS a, toString(d.liquid_funds_usd_e18) AS b,
-         ${days.firstDays ? "''" : "toString(toUInt32(toDateTime(f.first, 'UTC')))"} AS first_day,
-         d.price_day AS price_day, d.tvl_30d_change_pct AS change, d.liquid_funds_range_pct AS range,
-         d.composition_day AS comp_day, d.composition_rolling7d AS r7, d.composition_rolling30d AS r30,
-         d.composition_sec30d AS sec
-       FROM (SELECT * FROM ${db}.metrics_vault_daily FINAL WHERE ${where}) AS d
-       ${firstJoin}
-       ORDER BY vault, d.day
-     )`,
+     SELECT 'day', toString(vault), 0, day, tvl_usd_e18, liquid_funds_usd_e18, price_day, tvl_30d_change_pct,
+       liquid_funds_range_pct, composition_day, composition_rolling7d, composition_rolling30d, composition_sec30d
+     FROM ${db}.metrics_vault_daily FINAL WHERE ${where}${
+       days.firstDays
+         ? ''
+         : `
+     UNION ALL
+     SELECT 'first', toString(vault), 0, min(day), 0, 0, 1, 0, 0, 0, NULL, NULL, NULL
+     FROM ${db}.metrics_vault_daily FINAL
+     WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= {today:Date} GROUP BY vault`
+     }`,
     params,
   );
   const nav = rows.filter((r) => r.kind === 'nav');
   const vaultDays = rows.filter((r) => r.kind === 'day');
+  const firsts = rows.filter((r) => r.kind === 'first');
   const assets = days.assets
     ? await store.query<{
         vault: string;
-        day_start: string;
+        day: string;
         slug: string;
         price: string;
         apy7d: string | null;
         apy30d: string | null;
         weight: string | null;
       }>(
-        `SELECT vault, ${day('day')}, slug, toString(usd_price_e18) AS price, toString(apy7d_e18) AS apy7d,
-           toString(apy30d_e18) AS apy30d, toString(weight_e18) AS weight
+        `SELECT toString(vault) AS vault, day, slug, usd_price_e18 AS price, apy7d_e18 AS apy7d,
+           apy30d_e18 AS apy30d, weight_e18 AS weight
          FROM ${db}.metrics_assets_daily FINAL WHERE ${where}
          ORDER BY vault, day, position`,
         params,
@@ -196,7 +189,7 @@ export async function loadVaultSeries(
   const prices = days.liquidPrices
     ? await store.query<{ vault: string; chain_id: number; contract_address: string; price: string }>(
         `SELECT vault, chain_id, contract_address, toString(usd_price_e18) AS price
-         FROM ${db}.liquid_funds_asset_daily WHERE vault IN {slugs:Array(String)} AND day = ${today}`,
+         FROM ${db}.liquid_funds_asset_daily WHERE vault IN {slugs:Array(String)} AND day = {today:Date}`,
         params,
       )
     : [];
@@ -205,16 +198,18 @@ export async function loadVaultSeries(
     const byChain = seriesOf(out, r.vault).nav;
     const chain = Number(r.chain_id);
     if (!byChain.has(chain)) byChain.set(chain, new Map());
-    byChain.get(chain)?.set(Number(r.day_start), {
+    byChain.get(chain)?.set(dateSeconds(r.day), {
       priceE18: BigInt(r.a),
       navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
   }
   for (const [vault, first] of days.firstDays ?? []) seriesOf(out, vault).firstDay = first;
+  // Read here, the first price day is the vault's once a day of the range is in its price history.
+  const firstOf = new Map(firsts.map((r) => [r.vault, dateSeconds(r.day)]));
   for (const r of vaultDays) {
     const series = seriesOf(out, r.vault);
-    if (Number(r.price_day) === 1 && !days.firstDays) series.firstDay ??= Number(r.first_day);
-    const d = dayOf(series, Number(r.day_start));
+    if (Number(r.price_day) === 1 && !days.firstDays) series.firstDay ??= firstOf.get(r.vault);
+    const d = dayOf(series, dateSeconds(r.day));
     d.tvlE18 = BigInt(r.a);
     d.tvl30DayChange = Number(r.change);
     d.liquidE18 = BigInt(r.b);
@@ -223,7 +218,7 @@ export async function loadVaultSeries(
       d.compositionApy = { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) };
   }
   for (const r of assets)
-    dayOf(seriesOf(out, r.vault), Number(r.day_start)).assets.push({
+    dayOf(seriesOf(out, r.vault), dateSeconds(r.day)).assets.push({
       slug: r.slug,
       priceE18: BigInt(r.price),
       apy7dE18: big(r.apy7d),

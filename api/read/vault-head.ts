@@ -16,7 +16,7 @@ import type { LoadedContexts } from './vault-context.ts';
 import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
 import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
 import { flowParams, pendingSql, type VaultFlows, volumeSql } from './vault-flows.ts';
-import { dayStart } from './vault-numbers.ts';
+import { dateSeconds, dayStart } from './vault-numbers.ts';
 
 interface HeadRow extends RegistryRow {
   /** UTC day the row was written for, YYYY-MM-DD. */
@@ -59,9 +59,6 @@ export interface VaultHead {
   day: number;
   row: HeadRow & Partial<HeadNumbers>;
 }
-
-/** Unix seconds of the start of a YYYY-MM-DD (UTC) day as JSON gives a Date. */
-const dateSeconds = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
 
 /**
  * The head columns every reader needs: registry entry, day, watermark, first day, price chain and

@@ -13,6 +13,16 @@ export function dayStart(ts: number): number {
   return ts - (((ts % DAY) + DAY) % DAY);
 }
 
+/** Start (Unix seconds) of a UTC day written YYYY-MM-DD, as the engine's JSON gives a Date. */
+export function dateSeconds(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`) / 1000;
+}
+
+/** The UTC day holding `ts` (Unix seconds) as YYYY-MM-DD, as a Date query parameter takes it. */
+export function dateOf(ts: number): string {
+  return new Date(dayStart(ts) * 1000).toISOString().slice(0, 10);
+}
+
 /** A decimal string (`-1.5`, `2`, `0.000001`; exponent notation from JS numbers too) as e18, truncated past 18 places. */
 export function decimalE18(s: string | number): bigint {
   const text = typeof s === 'number' ? (/e/i.test(String(s)) ? s.toFixed(18) : String(s)) : s.trim();
