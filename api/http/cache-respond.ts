@@ -77,6 +77,7 @@ export async function respondCached(
     ctx.body = body;
     ctx.set('Content-Encoding', encoding);
   } else ctx.body = body = entry.body;
-  // An earlier version's answer is not replayed by the fast path: it is served only within its bound.
+  // Recorded for the fast path as its own version's answer only; the fast path replays it as
+  // `previous` later under the same rules as `cache.get` (ResponseCache.servesPrevious).
   if (result !== 'previous') opts.served?.(ctx, { entry, full, route, body });
 }

@@ -301,6 +301,19 @@ export class ResponseCache {
   }
 
   /**
+   * True when `get` would answer `key` (of `full`) now with `entry`, an earlier version's answer
+   * stored under `full`, as `previous`, and start nothing: it is the key's newest answer, within
+   * the staleness bound, and the current version's answer is already being computed. The fast
+   * path then replays it as Koa would send it (it counts and `touch`es it itself).
+   */
+  servesPrevious(full: string, entry: CacheEntry, now: number): boolean {
+    const key = full.slice(full.indexOf('\u0000') + 1);
+    const current = `${this.observe(now)}\u0000${key}`;
+    if (!this.inflight.has(current) && !this.refreshing.has(key)) return false;
+    return this.previous(key, current, now)?.entry === entry;
+  }
+
+  /**
    * A hit on `entry`, which `holds` just found stored under `full` (the fast path): moves it
    * to the LRU end. Not counted through `onLookup`: the fast path counts its hits itself.
    */

@@ -9,6 +9,12 @@
  * A record is valid only while
  * - the data version is the one it was made under and the cache still holds its entry
  *   (fresh: the entry's TTL), so the cache's semantics (per data version, LRU, TTL) stand;
+ *   or, once the version has moved on, while the cache would serve that entry as the key's
+ *   `previous` answer and start nothing (within the staleness bound, the new version's answer
+ *   already being computed: `ResponseCache.servesPrevious`). The request that starts that
+ *   computation, and every one past the bound, goes through Koa. So while data lands (a new
+ *   version every batch) the answers served meanwhile cost what a hit costs, not a pass
+ *   through Koa each;
  * - the request's second is the one it was made in, when the handler read the clock
  *   before choosing the cache key (time-relative defaults such as `endDate = today`):
  *   such a URL goes through Koa once a second, every other request takes the fast path;
@@ -70,6 +76,8 @@ interface FastRecord {
   series200: RequestSeries;
   series304: RequestSeries;
   hits: HitCount;
+  /** Its answers replayed as an earlier version's (`previous`). */
+  previousHits: HitCount;
 }
 
 interface Pending {
@@ -153,15 +161,16 @@ export function createFastPath(opts: {
   function reply(rec: FastRecord, req: IncomingMessage, res: ServerResponse): boolean {
     const start = performance.now();
     const now = opts.clock();
-    if (
-      (rec.second !== undefined && Math.floor(now / 1000) !== rec.second) ||
-      versionString() !== rec.version
-    ) {
+    if (rec.second !== undefined && Math.floor(now / 1000) !== rec.second) {
       drop(rec);
       return false;
     }
     const cache = opts.cache();
-    if (!cache.holds(rec.full, rec.entry, now)) {
+    const previous = versionString() !== rec.version;
+    if (previous) {
+      // Kept otherwise: Koa may serve it as `previous` when it starts the new version's load.
+      if (!cache.servesPrevious(rec.full, rec.entry, now)) return false;
+    } else if (!cache.holds(rec.full, rec.entry, now)) {
       drop(rec);
       return false;
     }
@@ -173,7 +182,8 @@ export function createFastPath(opts: {
       limitHeaders = taken;
     }
     cache.touch(rec.full, rec.entry);
-    rec.hits.n++;
+    if (previous) rec.previousHits.n++;
+    else rec.hits.n++;
     const inm = req.headers['if-none-match'];
     const notModified = inm !== undefined && etagMatches(inm, rec.entry.etag);
     const headers = notModified ? rec.headers304 : rec.headers200;
@@ -258,6 +268,7 @@ export function createFastPath(opts: {
         series200: fastRequestSeries(method, answer.route, '200'),
         series304: fastRequestSeries(method, answer.route, '304'),
         hits: fastCacheHits(answer.route),
+        previousHits: fastCacheHits(answer.route, 'previous'),
       };
       records.set(key, rec);
       const byUrl = index[method];

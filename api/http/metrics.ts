@@ -104,25 +104,29 @@ function drainRequestSeries(): void {
   }
 }
 
-/** Cache hits per route not yet added to `cacheLookups`. */
+/** Cache hits (or `previous` answers) per route not yet added to `cacheLookups`. */
 export class HitCount {
   n = 0;
-  constructor(readonly route: string) {}
+  constructor(
+    readonly route: string,
+    readonly result: 'hit' | 'previous' = 'hit',
+  ) {}
 }
 
 const cacheHits = new Map<string, HitCount>();
 
-/** The batch of cache hits of `route`; the same object for the same route. */
-export function fastCacheHits(route: string): HitCount {
-  const h = cacheHits.get(route) ?? new HitCount(route);
-  cacheHits.set(route, h);
+/** The batch of cache hits (or `previous` answers) of `route`; the same object for the same route and result. */
+export function fastCacheHits(route: string, result: 'hit' | 'previous' = 'hit'): HitCount {
+  const key = `${result}\u0000${route}`;
+  const h = cacheHits.get(key) ?? new HitCount(route, result);
+  cacheHits.set(key, h);
   return h;
 }
 
 function drainCacheHits(): void {
   for (const h of cacheHits.values()) {
     if (h.n === 0) continue;
-    cacheLookups.inc({ route: h.route, result: 'hit' }, h.n);
+    cacheLookups.inc({ route: h.route, result: h.result }, h.n);
     h.n = 0;
   }
 }
