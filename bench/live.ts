@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       'start',
       dataDir,
       devnetEnv,
-      profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+      profile ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`] : [],
     );
     const readySeconds = (performance.now() - t0) / 1000;
     await sleep(settleMs);
@@ -116,8 +116,8 @@ async function main(): Promise<void> {
       connections: number;
       bare: LoadNumbers;
       api: LoadNumbers;
-      /** During the API's load: rows landed, and answers computed for waiting requests and in the background. */
-      during: { rows: number; foreground: number; background: number };
+      /** During the API's load: rows landed, answers computed (for waiting requests, in the background), cache lookups by result. */
+      during: { rows: number; foreground: number; background: number; lookups: Record<string, number> };
       /** Warnings and errors the service logged during the API's load, by message. */
       loggedDuring: Record<string, number>;
       load1m: number[];
@@ -156,6 +156,9 @@ async function main(): Promise<void> {
             rows: c1.rows - c0.rows,
             foreground: c1.foreground - c0.foreground,
             background: c1.background - c0.background,
+            lookups: Object.fromEntries(
+              Object.entries(c1.lookups).map(([k, n]) => [k, n - (c0.lookups[k] ?? 0)]),
+            ),
           };
           mix.push({
             connections,
@@ -227,6 +230,7 @@ async function main(): Promise<void> {
             bareRequestsPerSecond: Math.round(m.bare.requestsPerSecond),
             rowsLandedDuringLoad: m.during.rows,
             answersComputed: { foreground: m.during.foreground, background: m.during.background },
+            cacheLookups: m.during.lookups,
             serviceEventLoopDelay: m.loop.delay,
             serviceGc: m.loop.gc,
           },
@@ -301,6 +305,11 @@ async function main(): Promise<void> {
         console.log(`service main thread during the ${m.connections}-connection load (self time %):`);
         console.table(m.profile.byPlace);
         console.table(m.profile.topFunctions);
+        console.log(
+          `busy stretches of 3 ms or more: ${m.profile.busy.count}, ${m.profile.busy.totalMs} ms; on the stack:`,
+        );
+        console.table(m.profile.busy.onStack);
+        console.log(JSON.stringify(m.profile.busy.longest, null, 1));
       }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -321,9 +330,13 @@ async function timedGet(base: string, path: string): Promise<number> {
  * What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache
  * computed, and the cumulative event-loop delay and GC pause histograms.
  */
-async function counters(
-  base: string,
-): Promise<{ rows: number; foreground: number; background: number; loop: Scrape }> {
+async function counters(base: string): Promise<{
+  rows: number;
+  foreground: number;
+  background: number;
+  lookups: Record<string, number>;
+  loop: Scrape;
+}> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const sum = (name: string, label = '') =>
     text
@@ -334,6 +347,13 @@ async function counters(
     rows: sum('vaultstream_rows_inserted_total'),
     foreground: sum('vaultstream_api_cache_loads_total', 'mode="foreground"'),
     background: sum('vaultstream_api_cache_loads_total', 'mode="background"'),
+    // How the cache answered: hit, previous (an earlier version's answer while the new one loads), miss...
+    lookups: Object.fromEntries(
+      ['hit', 'previous', 'miss', 'coalesced', 'stale'].map((r) => [
+        r,
+        sum('vaultstream_api_cache_lookups_total', `result="${r}"`),
+      ]),
+    ),
     loop: parseHistograms(text, LOOP_METRICS),
   };
 }
