@@ -35,7 +35,7 @@ const aggregates = (deps: HandlerDeps, vaults: RegistryVault[], pending: boolean
 
 /**
  * The vaults, their contexts and their aggregates (volume24h; open redemptions when `pending`) at
- * the API clock: from their heads (api/read/vault-head.ts, one statement) when every head is of
+ * the API clock: from their heads (api/read/vault-head.ts, then the flows) when every head is of
  * today and balances are not read live, else from the registry and the days
  * (api/read/vault-context.ts) and the flows (api/read/vault-flows.ts).
  */

@@ -21,46 +21,44 @@ export interface VaultFlows {
 }
 
 /**
- * volume24h per vault with `filter` (a condition on `vault`): USD value (e18) of the volume
- * activity (VOLUME_KINDS of views/settle-targets.ts) in ({from}, {now}]: per asset decimals,
- * the summed assets at the base asset's USD price (one truncation each), from `metrics_volume`
- * (the assets per second, settled from `transactions`) and the price of the vault's head.
+ * volume24h per vault of {slugs}: USD value (e18) of the volume activity (VOLUME_KINDS of
+ * views/settle-targets.ts) in ({from}, {now}]: per asset decimals, the summed assets at the base
+ * asset's USD price (one truncation each), from `metrics_volume` (the assets per second, settled
+ * from `transactions`) and the vault's configured price, given as {prices} (exact decimal strings,
+ * in the order of {slugs}): a parameter costs the statement less than a join with the head.
  */
-export const volumeSql = (db: string, filter: string) =>
+export const volumeSql = (db: string) =>
   `SELECT vault, sum(usd_e18) AS volume_e18 FROM (
-     SELECT v.vault AS vault,
-       intDiv(toInt256(reinterpretAsInt128(any(h.base_asset_usd_price))) * toInt256(sum(v.assets)),
-         toInt256(concat('1', repeat('0', v.assets_decimals)))) AS usd_e18
+     SELECT vault,
+       intDiv(toInt256(reinterpretAsInt128(toDecimal128(arrayElement({prices:Array(String)}, indexOf({slugs:Array(String)}, vault)), 18)))
+         * toInt256(sum(assets)), toInt256(concat('1', repeat('0', assets_decimals)))) AS usd_e18
      FROM (
        SELECT toString(vault) AS vault, assets_decimals, assets FROM ${db}.metrics_volume FINAL
-       WHERE ${filter} AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
-     ) AS v
-     INNER JOIN (
-       SELECT toString(vault) AS vault, base_asset_usd_price FROM ${db}.metrics_vault_head FINAL WHERE ${filter}
-     ) AS h ON h.vault = v.vault
-     GROUP BY vault, v.assets_decimals
+       WHERE vault IN {slugs:Array(String)} AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
+     )
+     GROUP BY vault, assets_decimals
    ) GROUP BY vault`;
 
 /**
- * The open redemption requests per vault with `filter` (not filled or cancelled, deadline after
+ * The open redemption requests per vault of {slugs} (not filled or cancelled, deadline after
  * {now}) as `pending_redemptions` gives them, settled into `metrics_pending_redemptions` (the
  * deadline is compared here with the API clock): shares decimal-adjusted, and their value at the
  * current share price, truncated once per chain.
  */
-export const pendingSql = (db: string, filter: string) =>
+export const pendingSql = (db: string) =>
   `SELECT vault, sum(shares_e18) AS shares_e18, sum(value_e18) AS value_e18 FROM (
      SELECT toString(vault) AS vault, chain_id, any(share_decimals) AS dec, any(share_usd_e18) AS share_usd,
        toInt256(sum(shares_raw)) * toInt256(concat('1', repeat('0', 18 - dec))) AS shares_e18,
        intDiv(share_usd * toInt256(sum(shares_raw)), toInt256(concat('1', repeat('0', dec)))) AS value_e18
      FROM ${db}.metrics_pending_redemptions FINAL
-     WHERE ${filter} AND deadline > toDateTime({now:UInt32})
+     WHERE vault IN {slugs:Array(String)} AND deadline > toDateTime({now:UInt32})
      GROUP BY vault, chain_id
    ) GROUP BY vault`;
 
-/** The parameters of `volumeSql` and `pendingSql` at `now` (Unix seconds). */
-export const flowParams = (now: number) => ({ from: now - 86_400, now });
-
-/** The volume24h (and, when `pending`, the open redemptions) of `vaults` at `now` (Unix seconds). */
+/**
+ * The volume24h (and, when `pending`, the open redemptions) of `vaults` at `now` (Unix seconds),
+ * in one statement, at each vault's configured base-asset price (its registry entry).
+ */
 export async function loadFlows(
   store: Store,
   vaults: readonly RegistryVault[],
@@ -68,11 +66,15 @@ export async function loadFlows(
   pending: boolean,
 ): Promise<VaultFlows> {
   const db = store.database;
-  const filter = 'vault IN {slugs:Array(String)}';
   const rows = await store.query<{ vault: string; kind: 'volume' | 'pending'; a: string; b: string }>(
-    `SELECT vault, 'volume' AS kind, toString(volume_e18) AS a, '' AS b FROM (${volumeSql(db, filter)})
-     ${pending ? `UNION ALL SELECT vault, 'pending', toString(shares_e18), toString(value_e18) FROM (${pendingSql(db, filter)})` : ''}`,
-    { slugs: vaults.map((v) => v.slug), ...flowParams(now) },
+    `SELECT vault, 'volume' AS kind, toString(volume_e18) AS a, '' AS b FROM (${volumeSql(db)})
+     ${pending ? `UNION ALL SELECT vault, 'pending', toString(shares_e18), toString(value_e18) FROM (${pendingSql(db)})` : ''}`,
+    {
+      slugs: vaults.map((v) => v.slug),
+      prices: vaults.map((v) => v.baseAssetUsdPrice),
+      from: now - 86_400,
+      now,
+    },
   );
   const out: VaultFlows = { volume: new Map(), pending: pending ? new Map() : undefined };
   for (const r of rows)

@@ -15,7 +15,7 @@ import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf
 import type { LoadedContexts } from './vault-context.ts';
 import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
 import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
-import { flowParams, pendingSql, type VaultFlows, volumeSql } from './vault-flows.ts';
+import { loadFlows, type VaultFlows } from './vault-flows.ts';
 import { dateSeconds, dayStart } from './vault-numbers.ts';
 
 interface HeadRow extends RegistryRow {
@@ -28,10 +28,6 @@ interface HeadRow extends RegistryRow {
   has_price: number;
   chain_id: number;
   holders: string;
-  /** With flows: volume24h (e18) and the open redemptions (e18 shares and value). */
-  volume?: string;
-  pending_shares?: string;
-  pending_value?: string;
 }
 
 /** The vault resources' numbers in a head row (loadHeads with `numbers`). */
@@ -75,54 +71,22 @@ const NUMBER_COLUMNS = `rate_raw AS rate, rate_decimals, toUnixTimestamp(updated
 
 /**
  * The heads of the selected vaults, ordered by slug (empty before the first settle); with
- * `numbers`, the vault resources' numbers too; with `flows`, in the same statement, each vault's
- * volume24h and (when `flows.pending`) its open redemptions at `flows.now`
- * (api/read/vault-flows.ts).
+ * `numbers`, the vault resources' numbers too.
  */
 export async function loadHeads(
   store: Store,
   which: HeadSelection,
-  opts: { numbers?: boolean; flows?: { now: number; pending: boolean } } = {},
+  opts: { numbers?: boolean } = {},
 ): Promise<VaultHead[]> {
-  const db = store.database;
-  const { flows } = opts;
   const where = 'slug' in which ? 'vault = {slug:String}' : 'status IN {statuses:Array(String)}';
-  const head = `SELECT ${HEAD_COLUMNS}${opts.numbers ? `, ${NUMBER_COLUMNS}` : ''}
-     FROM ${db}.metrics_vault_head FINAL WHERE ${where}`;
-  // The flows of the selected vaults: one slug, or every vault (the join keeps the selected).
-  const filter = 'slug' in which ? 'vault = {slug:String}' : '1';
-  const sql = flows
-    ? `SELECT h.*, toString(f.volume_e18) AS volume${
-        flows.pending
-          ? ', toString(p.shares_e18) AS pending_shares, toString(p.value_e18) AS pending_value'
-          : ''
-      }
-       FROM (${head}) AS h
-       LEFT JOIN (${volumeSql(db, filter)}) AS f ON f.vault = h.slug
-       ${flows.pending ? `LEFT JOIN (${pendingSql(db, filter)}) AS p ON p.vault = h.slug` : ''}`
-    : head;
-  const rows = await store.query<HeadRow & Partial<HeadNumbers>>(sql, {
-    ...which,
-    ...(flows ? flowParams(flows.now) : {}),
-  });
+  const rows = await store.query<HeadRow & Partial<HeadNumbers>>(
+    `SELECT ${HEAD_COLUMNS}${opts.numbers ? `, ${NUMBER_COLUMNS}` : ''}
+     FROM ${store.database}.metrics_vault_head FINAL WHERE ${where}`,
+    which,
+  );
   // Ordered here: an ORDER BY costs the statement more than this sort of a few rows.
   rows.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   return rows.map((row) => ({ vault: registryVaultOf(row), day: dateSeconds(row.day), row }));
-}
-
-/** The flows read with the heads (loadHeads with `flows`). */
-function flowsOf(heads: readonly VaultHead[], pending: boolean): VaultFlows {
-  return {
-    volume: new Map(heads.map((h) => [h.vault.slug, BigInt(h.row.volume ?? '0')])),
-    pending: pending
-      ? new Map(
-          heads.map((h) => [
-            h.vault.slug,
-            { sharesE18: BigInt(h.row.pending_shares ?? '0'), valueE18: BigInt(h.row.pending_value ?? '0') },
-          ]),
-        )
-      : undefined,
-  };
 }
 
 const num = (v: number | string | null) => (v === null ? null : Number(v));
@@ -252,9 +216,9 @@ export function headsWatermark(heads: readonly VaultHead[]): number | null {
 
 /**
  * The contexts of the selected vaults from their heads at `nowMs` (the API clock), with their
- * volume24h and (when `pending`) open redemptions read in the same statement, when every head is
- * of the API clock's UTC day; undefined otherwise (no head yet, or a clock on another day), and
- * the caller reads the days instead (vault-context.ts).
+ * volume24h and (when `pending`) open redemptions at that clock (api/read/vault-flows.ts, a second
+ * statement), when every head is of the API clock's UTC day; undefined otherwise (no head yet, or
+ * a clock on another day), and the caller reads the days instead (vault-context.ts).
  */
 export async function loadHeadContexts(
   store: Store,
@@ -263,12 +227,13 @@ export async function loadHeadContexts(
   pending = false,
 ): Promise<(LoadedContexts & { vaults: RegistryVault[]; flows: VaultFlows }) | undefined> {
   const now = Math.floor(nowMs / 1000);
-  const heads = await loadHeads(store, which, { numbers: true, flows: { now, pending } });
+  const heads = await loadHeads(store, which, { numbers: true });
   if (!heads.length || heads.some((h) => h.day !== dayStart(now))) return undefined;
+  const vaults = heads.map((h) => h.vault);
   return {
-    vaults: heads.map((h) => h.vault),
+    vaults,
     contexts: heads.map((h) => headContext(h, now)),
     watermark: headsWatermark(heads),
-    flows: flowsOf(heads, pending),
+    flows: await loadFlows(store, vaults, now, pending),
   };
 }
