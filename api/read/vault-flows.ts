@@ -21,32 +21,31 @@ export interface VaultFlows {
 }
 
 /**
- * volume24h per vault of {slugs}: USD value (e18) of the volume activity (VOLUME_KINDS of
- * views/settle-targets.ts) in ({from}, {now}]: per asset decimals, the summed assets at the base
- * asset's USD price (one truncation each), from `metrics_volume` (the assets per second, settled
- * from `transactions`) and the vault's configured price, given as {prices} (exact decimal strings,
- * in the order of {slugs}): a parameter costs the statement less than a join with the head.
+ * volume24h per vault of {slugs} (rows of kind 'volume', `a` the USD e18): USD value of the volume
+ * activity (VOLUME_KINDS of views/settle-targets.ts) in ({from}, {now}]: per asset decimals, the
+ * summed assets at the base asset's USD price (one truncation each), from `metrics_volume` (the
+ * assets per second, settled from `transactions`) and the vault's configured price, given as
+ * {prices} (exact decimal strings, in the order of {slugs}): a parameter costs the statement less
+ * than a join with the head.
  */
 export const volumeSql = (db: string) =>
-  `SELECT vault, sum(usd_e18) AS volume_e18 FROM (
-     SELECT vault,
-       intDiv(toInt256(reinterpretAsInt128(toDecimal128(arrayElement({prices:Array(String)}, indexOf({slugs:Array(String)}, vault)), 18)))
+  `SELECT vault, 'volume' AS kind, toString(sum(usd_e18)) AS a, '' AS b FROM (
+     SELECT toString(vault) AS vault,
+       intDiv(toInt256(reinterpretAsInt128(toDecimal128(arrayElement({prices:Array(String)}, indexOf({slugs:Array(String)}, toString(vault))), 18)))
          * toInt256(sum(assets)), toInt256(concat('1', repeat('0', assets_decimals)))) AS usd_e18
-     FROM (
-       SELECT toString(vault) AS vault, assets_decimals, assets FROM ${db}.metrics_volume FINAL
-       WHERE vault IN {slugs:Array(String)} AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
-     )
+     FROM ${db}.metrics_volume FINAL
+     WHERE vault IN {slugs:Array(String)} AND block_time > toDateTime({from:UInt32}) AND block_time <= toDateTime({now:UInt32})
      GROUP BY vault, assets_decimals
    ) GROUP BY vault`;
 
 /**
- * The open redemption requests per vault of {slugs} (not filled or cancelled, deadline after
- * {now}) as `pending_redemptions` gives them, settled into `metrics_pending_redemptions` (the
+ * The open redemption requests per vault of {slugs} (rows of kind 'pending', `a` the shares e18,
+ * `b` their value e18): not filled or cancelled, deadline after {now}, as `pending_redemptions` gives them, settled into `metrics_pending_redemptions` (the
  * deadline is compared here with the API clock): shares decimal-adjusted, and their value at the
  * current share price, truncated once per chain.
  */
 export const pendingSql = (db: string) =>
-  `SELECT vault, sum(shares_e18) AS shares_e18, sum(value_e18) AS value_e18 FROM (
+  `SELECT vault, 'pending' AS kind, toString(sum(shares_e18)) AS a, toString(sum(value_e18)) AS b FROM (
      SELECT toString(vault) AS vault, chain_id, any(share_decimals) AS dec, any(share_usd_e18) AS share_usd,
        toInt256(sum(shares_raw)) * toInt256(concat('1', repeat('0', 18 - dec))) AS shares_e18,
        intDiv(share_usd * toInt256(sum(shares_raw)), toInt256(concat('1', repeat('0', dec)))) AS value_e18
@@ -67,8 +66,7 @@ export async function loadFlows(
 ): Promise<VaultFlows> {
   const db = store.database;
   const rows = await store.query<{ vault: string; kind: 'volume' | 'pending'; a: string; b: string }>(
-    `SELECT vault, 'volume' AS kind, toString(volume_e18) AS a, '' AS b FROM (${volumeSql(db)})
-     ${pending ? `UNION ALL SELECT vault, 'pending', toString(shares_e18), toString(value_e18) FROM (${pendingSql(db)})` : ''}`,
+    pending ? `${volumeSql(db)} UNION ALL ${pendingSql(db)}` : volumeSql(db),
     {
       slugs: vaults.map((v) => v.slug),
       prices: vaults.map((v) => v.baseAssetUsdPrice),
