@@ -105,6 +105,13 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
   // Ready (docs/architecture.md, API contract) once migrations ran, every followed chain is live and stored (api/readiness.ts).
   let evmProgress: (() => ChainPhase[]) | undefined;
+  // The EVM followers' first round waits until the other roles have started (the API's and SQL
+  // interface's module loading and documents): a backfill's first ranges then have the main thread
+  // to themselves. Their progress (phase `starting`) is served meanwhile.
+  let rolesStarted = () => {};
+  const startAfter = new Promise<void>((resolve) => {
+    rolesStarted = resolve;
+  });
   if (roles.includes('ingest')) {
     const nothing = nothingToIngest(cfg);
     if (nothing) log.warn(nothing);
@@ -117,7 +124,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       ]);
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
-    const evm = startEvmIngest({ config: cfg, bus, codec, log });
+    const evm = startEvmIngest({ config: cfg, bus, codec, log, startAfter });
     progress?.follow(() => evm.progress());
     const solana = startSolanaIngest({ config: cfg, bus, codec, log });
     mintFlow = startMintFlowTracker({ config: cfg, bus, codec, log });
@@ -198,6 +205,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     await devnet?.stop();
     release();
   };
+  rolesStarted();
   return running;
 }
 

@@ -38,6 +38,12 @@ export interface EvmIngestOptions {
   clock?: () => number;
   /** Overrides of the RPC client (tests: a fetch, a sleep). */
   rpc?: Pick<RpcOptions, 'fetch' | 'sleep'>;
+  /**
+   * The first round waits for it (progress is served meanwhile, phase `starting`): the process
+   * starts its other roles first, so a backfill's first ranges do not share the main thread with
+   * their start-up (cli/roles.ts). Absent: at once.
+   */
+  startAfter?: Promise<void>;
 }
 
 export interface EvmIngest {
@@ -129,6 +135,7 @@ function followChain(
   const loop = (async () => {
     /** Rounds failed in a row. */
     let failures = 0;
+    if (opts.startAfter) await Promise.race([opts.startAfter, aborted(signal)]);
     while (!signal.aborted) {
       let busy = false;
       try {
@@ -157,4 +164,12 @@ function followChain(
     await follower.settle();
   })();
   return { loop, meter };
+}
+
+/** Resolves once `signal` fires. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
