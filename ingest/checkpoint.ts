@@ -2,10 +2,12 @@
  * Durable checkpoints of the ingesters: one small JSON file per stream under
  * `<dataDir>/ingest/`, replaced atomically (write a temp file, fsync, rename, fsync
  * the directory) so a crash leaves either the old or the new checkpoint, never half.
- * `saveAsync` does the same off the main thread (its fsyncs block no other work, e.g. the
- * consumers or the next range's read); its writes land in the order they were asked for.
+ * The writes are off the main thread (`saveAsync`: its fsyncs block no other work, e.g. the
+ * consumers, the API or the next range's read; in the embedded deployment they share one event
+ * loop, docs/architecture.md#event-loop); they land in the order they were asked for. There is
+ * no synchronous save: a sync fsync held every request the API was answering meanwhile.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VaultstreamError } from '../core/errors.ts';
@@ -13,13 +15,9 @@ import { VaultstreamError } from '../core/errors.ts';
 export interface CheckpointFile<T> {
   /** The stored value, or undefined before the first save. */
   load(): T | undefined;
-  /** Durable once it returns. */
-  save(value: T): void;
   /**
    * `value` as it is now (serialised at once: later changes to it are not saved), durable once
-   * the promise resolves; written after every earlier `saveAsync` of this file. Mixed with
-   * `save`, a `save` may be overwritten by an earlier `saveAsync` still in flight: a writer
-   * uses one or the other.
+   * the promise resolves; written after every earlier `saveAsync` of this file.
    */
   saveAsync(value: T): Promise<void>;
   readonly path: string;
@@ -51,24 +49,6 @@ export function checkpointFile<T>(dataDir: string, name: string): CheckpointFile
             cause: e,
           },
         );
-      }
-    },
-    save(value) {
-      mkdirSync(dir, { recursive: true });
-      const tmp = `${path}.tmp`;
-      const fd = openSync(tmp, 'w');
-      try {
-        writeSync(fd, JSON.stringify(value));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-      const dfd = openSync(dir, 'r');
-      try {
-        fsyncSync(dfd);
-      } finally {
-        closeSync(dfd);
       }
     },
     saveAsync(value) {

@@ -88,7 +88,8 @@ export function startMintFlowTracker(opts: MintFlowTrackerOptions): MintFlowTrac
   const flows = new Map(saved.flows.map((f) => [f.burn.signature, f]));
   const defaultVault = config.vaults.find((v) => v.solana)?.slug ?? config.vaults[0]?.slug ?? 'unknown';
   const stopping = new AbortController();
-  const save = () => checkpoint.save({ cursors, flows: [...flows.values()].filter((f) => !f.done) });
+  // Written off the main thread (its fsyncs hold no other role's work), in the order asked.
+  const save = () => checkpoint.saveAsync({ cursors, flows: [...flows.values()].filter((f) => !f.done) });
 
   const reportDown = async (vault: string, source: string, operation: string, err: unknown) => {
     log.warn({ vault, source, operation, err: errorMessage(err) }, 'mint-flow source failed');
@@ -124,7 +125,7 @@ export function startMintFlowTracker(opts: MintFlowTrackerOptions): MintFlowTrac
     const flow: Flow = { burn, steps: {}, done: false, lastObservedAt: 0 };
     flows.set(signature, flow);
     await open(flow, ctx, clock());
-    save();
+    await save();
     log.info({ signature, vault: burn.vault }, 'mint flow tracked');
     return true;
   }
@@ -142,7 +143,7 @@ export function startMintFlowTracker(opts: MintFlowTrackerOptions): MintFlowTrac
         cursors[program] = s.signature;
       }
     }
-    save();
+    await save();
   }
 
   async function poll(): Promise<void> {
@@ -157,7 +158,7 @@ export function startMintFlowTracker(opts: MintFlowTrackerOptions): MintFlowTrac
       if (flow.done) log.info({ signature: flow.burn.signature }, 'mint flow finished');
     }
     for (const [sig, flow] of flows) if (flow.done) flows.delete(sig);
-    save();
+    await save();
   }
 
   const loop = (async () => {

@@ -91,12 +91,12 @@ export class Follower {
 
   /** Opening read when none is published yet, else pending corrections, a due reconciliation, or one poll of new transactions and the watermark. */
   async round(): Promise<void> {
-    if (!this.cp) this.save(await this.readOpening());
+    if (!this.cp) await this.save(await this.readOpening());
     const cp = this.cp as FollowerCheckpoint;
     if (cp.phase === 'opening') {
       await this.deps.publish('transfers', cp.opening ?? []);
       this.transfers += cp.opening?.length ?? 0;
-      this.save({
+      await this.save({
         mint: cp.mint,
         phase: 'following',
         slot: cp.slot,
@@ -112,8 +112,9 @@ export class Follower {
     if (caughtUp) await this.publishWatermark(head);
   }
 
-  private save(cp: FollowerCheckpoint): void {
-    this.deps.checkpoint.save(cp);
+  /** Durable once it resolves (written off the main thread: its fsyncs hold no other role's work). */
+  private async save(cp: FollowerCheckpoint): Promise<void> {
+    await this.deps.checkpoint.saveAsync(cp);
     this.cp = cp;
   }
 
@@ -160,7 +161,7 @@ export class Follower {
       slot: read.slot,
       time: await this.blockTime(read.slot),
     });
-    this.save({
+    await this.save({
       ...cp,
       // Everything up to R is now published (the signatures up to R, then the corrections).
       slot: Math.max(cp.slot, read.slot),
@@ -175,7 +176,7 @@ export class Follower {
     await this.deps.publish('transfers', corrections);
     this.transfers += corrections.length;
     const { corrections: _published, ...rest } = this.cp as FollowerCheckpoint;
-    this.save(rest);
+    await this.save(rest);
   }
 
   private async blockTime(slot: number): Promise<number> {
@@ -227,7 +228,7 @@ export class Follower {
         ledger = ledger && applyTransfers(ledger, records);
       }
       // One save for the cursor and the ledger: a crash leaves both before or both after the transaction.
-      this.save({ ...cp, slot: s.slot, signature: s.signature, ...(ledger ? { ledger } : {}) });
+      await this.save({ ...cp, slot: s.slot, signature: s.signature, ...(ledger ? { ledger } : {}) });
     }
     return true;
   }

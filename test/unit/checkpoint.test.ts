@@ -1,7 +1,9 @@
 /**
  * The ingesters' checkpoint file (ingest/checkpoint.ts): `saveAsync` writes the value as it was
  * when asked (not as the caller changes it after), lands its writes in the order they were asked
- * for, and leaves the file whole.
+ * for, and leaves the file whole. There is no synchronous save: every writer (EVM, Solana, the
+ * mint-flow tracker) writes off the main thread, which in the embedded deployment also answers
+ * the API (docs/architecture.md#event-loop).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,5 +43,10 @@ describe('checkpoint file', () => {
     rmSync(join(dir, 'ingest'));
     await file.saveAsync({ next: 2 });
     expect(file.load()).toEqual({ next: 2 });
+  });
+
+  it('offers no synchronous save (its fsyncs would hold the event loop)', () => {
+    const file = checkpointFile<{ next: number }>(root, 'evm-3');
+    expect(Object.keys(file).sort()).toEqual(['load', 'path', 'saveAsync']);
   });
 });
