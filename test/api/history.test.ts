@@ -232,6 +232,28 @@ describe('GET /v1/vaults/apy-history', () => {
     expect(parseConfig({}).api.maxSourceErrorsPerVault).toBe(100);
   });
 
+  it('orders errors of the same second by source and operation, either way the time goes', async () => {
+    // A vault of its own (no other test reads it): three errors in one second, one a second later.
+    const vault = 'same-second-errors';
+    const t = NOW - 3600;
+    await api.store.command(
+      `INSERT INTO ${api.store.database}.source_errors_raw (vault, chain_id, source, operation, message, code, ts)
+       VALUES ('${vault}', 0, 'rpc:1', 'getLogs', 'm', 'TIMEOUT', toDateTime(${t})),
+              ('${vault}', 0, 'attestation', 'fetch', 'm', 'TIMEOUT', toDateTime(${t})),
+              ('${vault}', 0, 'rpc:1', 'blockNumber', 'm', 'TIMEOUT', toDateTime(${t})),
+              ('${vault}', 0, 'rpc:56', 'getLogs', 'm', 'TIMEOUT', toDateTime(${t + 1}))`,
+    );
+    const keys = async (order: 'asc' | 'desc', limit = 100) =>
+      (await loadSourceErrors(api.store, [vault], 0, NOW, order, limit))
+        .get(vault)
+        ?.errors.map((e) => `${e.timestamp - t} ${e.source} ${e.operation}`);
+    const sameSecond = ['0 attestation fetch', '0 rpc:1 blockNumber', '0 rpc:1 getLogs'];
+    expect(await keys('desc')).toEqual(['1 rpc:56 getLogs', ...sameSecond]);
+    expect(await keys('asc')).toEqual([...sameSecond, '1 rpc:56 getLogs']);
+    // The bound keeps the most recent, then orders them.
+    expect(await keys('asc', 2)).toEqual(['0 attestation fetch', '1 rpc:56 getLogs']);
+  });
+
   it('prices navApy on the requested chain', async () => {
     const alpha = (await get(`/v1/vaults/apy-history?chainId=${MAINNET}&order=asc`)).body.data[0];
     for (const e of alpha.history) nearBlock(e.navApy, truthNavApy(SLUG.alpha, MAINNET, indexOf(e.day)));
