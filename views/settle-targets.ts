@@ -4,6 +4,9 @@
  * inputs whose change makes a vault's rows dirty. views/settle.ts writes them in this order.
  */
 
+import type { Store } from '../store/client.ts';
+import { holderCountsSql, holderSinceSql, topHoldersSql } from './settle-holders.ts';
+
 /** Activity kinds counted in `volume24h`: assets moved into or out of the vault. */
 export const VOLUME_KINDS = ['DEPOSIT', 'WITHDRAW', 'INSTANT_REDEEM'] as const;
 
@@ -33,6 +36,9 @@ const COMPOSITION: Input[] = ['snapshots', 'registry', 'day'];
  */
 export type Filter = (inputs: Input[], day?: string) => string | null;
 
+/** Per vault with one of `inputs` dirty, its first dirty UTC day (YYYY-MM-DD). */
+export type Froms = (inputs: Input[]) => Map<string, string>;
+
 /** One settled table: its columns and the query of the views that produces its dirty rows. */
 export interface Target {
   table: string;
@@ -44,6 +50,11 @@ export interface Target {
   select(db: string, f: Filter): string;
   /** Column holding the UTC day, when the table is daily. */
   day?: string;
+  /**
+   * The settle's query for the same rows when it is not `select`: from each dirty vault's first
+   * dirty day on without reading its history before (views/settle-holders.ts).
+   */
+  incremental?(store: Store, from: Froms): string | Promise<string>;
 }
 
 export const TARGETS: Target[] = [
@@ -140,6 +151,18 @@ export const TARGETS: Target[] = [
       `SELECT vault, chain_id, day, start, end, min, max, average, count FROM ${db}.holder_history_daily
        WHERE ${f(['transfers', 'day', 'hour'], 'day')}`,
     day: 'day',
+    incremental: (store, from) => holderCountsSql(store.database, from(['transfers', 'day', 'hour'])),
+  },
+  {
+    // Before metrics_top_holders, which reads it. The "day" of a row is that of its holderSince:
+    // a change from day D on rewrites the holders whose holderSince is from D on or moves there.
+    table: 'metrics_holder_since',
+    columns: ['vault', 'chain_id', 'holder', 'since'],
+    inputs: ['transfers'],
+    select: (db, f) =>
+      `SELECT vault, chain_id, holder, since FROM ${db}.holder_since WHERE ${f(['transfers'], 'toDate(since)')}`,
+    day: 'toDate(since)',
+    incremental: (store, from) => holderSinceSql(store, from(['transfers'])),
   },
   {
     table: 'metrics_top_holders',
@@ -148,6 +171,8 @@ export const TARGETS: Target[] = [
     select: (db, f) =>
       `SELECT vault, chain_id, holder, balance_raw, share_decimals, balance_e36, since FROM ${db}.vault_top_holders
        WHERE ${f(['transfers', 'registry', 'rates'])}`,
+    incremental: (store, from) =>
+      topHoldersSql(store.database, [...from(['transfers', 'registry', 'rates']).keys()]),
   },
   {
     table: 'metrics_pending_redemptions',

@@ -23,7 +23,8 @@
  */
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
-import { type Filter, type Input, TARGETS } from './settle-targets.ts';
+import { quote } from './settle-holders.ts';
+import { type Filter, type Froms, type Input, TARGETS } from './settle-targets.ts';
 
 /**
  * On a ClickHouse server, rows ingested this long before the last settle are scanned again: a
@@ -37,6 +38,8 @@ export interface SettleResult {
   settled: Map<string, string>;
   /** Version of the rows written (0 when nothing was dirty). */
   version: bigint;
+  /** Table -> milliseconds its rows took to write (the tables written; bench/views.ts reports them). */
+  ms: Record<string, number>;
 }
 
 interface State {
@@ -44,26 +47,39 @@ interface State {
   settledDay: string;
   settledHour: string;
   version: bigint;
+  /** metrics_holder_since was built from the whole history (migration 026). */
+  holderState: boolean;
 }
 
 /** Vault -> input -> first dirty UTC day (YYYY-MM-DD). */
 type Dirty = Map<string, Map<Input, string>>;
 
-const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-
 async function readState(store: Store): Promise<State> {
-  const [r] = await store.query<{ since: string; day: string; hour: string; version: string }>(
+  const [r] = await store.query<{
+    since: string;
+    day: string;
+    hour: string;
+    version: string;
+    holders: number;
+  }>(
     `SELECT toString(since) AS since, toString(settled_day) AS day, toString(settled_hour) AS hour,
-       toString(version) AS version
+       toString(version) AS version, holder_state AS holders
      FROM ${store.database}.metrics_settle_state FINAL WHERE id = 0`,
   );
   return r
-    ? { since: r.since, settledDay: r.day, settledHour: r.hour, version: BigInt(r.version) }
+    ? {
+        since: r.since,
+        settledDay: r.day,
+        settledHour: r.hour,
+        version: BigInt(r.version),
+        holderState: Number(r.holders) === 1,
+      }
     : {
         since: '1970-01-01 00:00:00.000',
         settledDay: '1970-01-01',
         settledHour: '1970-01-01 00:00:00',
         version: 0n,
+        holderState: false,
       };
 }
 
@@ -137,6 +153,20 @@ function filterOf(dirty: Dirty): Filter {
   };
 }
 
+/** The Froms over `dirty`: per vault, its first day dirty for one of the inputs. */
+function fromsOf(dirty: Dirty): Froms {
+  return (inputs) => {
+    const from = new Map<string, string>();
+    for (const [vault, m] of dirty)
+      for (const i of inputs) {
+        const d = m.get(i);
+        const f = from.get(vault);
+        if (d !== undefined && (f === undefined || d < f)) from.set(vault, d);
+      }
+    return from;
+  };
+}
+
 /** Recomputes the metrics rows the changes since the last settle affect; returns what it settled. */
 export async function settleMetrics(store: Store): Promise<SettleResult> {
   const db = store.database;
@@ -156,27 +186,45 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
       if (newHour) mark(dirty, slug, 'hour', state.settledHour.slice(0, 10));
     }
   }
+  if (!state.holderState) {
+    // metrics_holder_since is built from the whole history once (a store migrated to 026): until
+    // a settle completes, every vault with a transfer is dirty for transfers from the start.
+    const vaults = await store.query<{ v: string }>(
+      `SELECT DISTINCT toString(vault) AS v FROM ${db}.transfers_raw`,
+    );
+    for (const { v } of vaults) mark(dirty, v, 'transfers', '1970-01-01');
+  }
   let version = 0n;
+  const ms: Record<string, number> = {};
   if (dirty.size) {
     const now = BigInt(Date.now()) * 1000n;
     version = now > state.version + 2n ? now : state.version + 2n;
     const f = filterOf(dirty);
+    const froms = fromsOf(dirty);
     for (const t of TARGETS) {
       const filter = f(t.inputs, t.day);
       if (!filter) continue;
+      const t0 = performance.now();
+      const select = t.incremental ? await t.incremental(store, froms) : t.select(db, f);
       const cols = t.columns.join(', ');
       // At the engine's background priority (chDB: after every waiting consumer and API query),
       // so the settle never delays an insert or an answer on a live chain.
       await store.queryRaw(
         `INSERT INTO ${db}.${t.table} (${cols}, version, deleted)
-         SELECT ${cols}, toUInt64(${version + 1n}), toUInt8(0) FROM (${t.select(db, f)})
+         SELECT ${cols}, toUInt64(${version + 1n}), toUInt8(0) FROM (${select})
          UNION ALL
          SELECT ${cols}, toUInt64(${version}), toUInt8(1) FROM ${db}.${t.table} FINAL WHERE ${filter}`,
         { background: true },
       );
+      ms[t.table] = performance.now() - t0;
     }
   }
-  if (dirty.size || clock.today !== state.settledDay || clock.hour !== state.settledHour)
+  if (
+    dirty.size ||
+    !state.holderState ||
+    clock.today !== state.settledDay ||
+    clock.hour !== state.settledHour
+  )
     await store.insert('metrics_settle_state', [
       {
         id: 0,
@@ -184,10 +232,11 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
         settled_day: clock.today,
         settled_hour: clock.hour,
         version: String(version || state.version),
+        holder_state: 1,
       },
     ]);
   const settled = new Map([...dirty].map(([v, m]) => [v, [...m.values()].sort()[0]]));
-  return { settled, version };
+  return { settled, version, ms };
 }
 
 /**

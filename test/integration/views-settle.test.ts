@@ -319,6 +319,7 @@ describe('the holder tables (migration 024) follow transfers, their retraction a
         settled_day: new Date(TODAY * 1000).toISOString().slice(0, 10),
         settled_hour: Math.floor(Date.now() / 3_600_000) * 3600 - 3600,
         version: s.version,
+        holder_state: 1,
       },
     ]);
     await expectSettledEqualsViews();

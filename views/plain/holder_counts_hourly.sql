@@ -1,8 +1,11 @@
+-- An hour whose changes net to zero for a holder is left out (HAVING d != 0): it changes no count,
+-- and the summing table keeps it only until its parts merge, so the first sample (the hour of the
+-- first non-zero change) does not depend on when they merge.
 CREATE OR REPLACE VIEW {{db}}.holder_counts_hourly {{on_cluster}} AS
 WITH
   per_hour AS (
     SELECT vault, chain_id, holder, hour, sum(delta) AS d FROM {{db}}.holder_deltas_hourly
-    GROUP BY vault, chain_id, holder, hour
+    GROUP BY vault, chain_id, holder, hour HAVING d != 0
   ),
   running AS (
     SELECT vault, chain_id, holder, hour,

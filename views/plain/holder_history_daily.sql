@@ -1,5 +1,5 @@
 -- Holder history (docs/architecture.md#endpoint-semantics), the one daily holder-count view.
--- holder_counts_hourly starts a (vault, chain)'s samples at the hour of its first transfer; this
+-- holder_counts_hourly starts a (vault, chain)'s samples at the hour of its first non-zero change; this
 -- view counts the hours of that first day before it as samples of 0, so every past day has 24
 -- samples and its min/average include them.
 CREATE OR REPLACE VIEW {{db}}.holder_history_daily {{on_cluster}} AS

@@ -1,0 +1,188 @@
+/**
+ * The holder tables of the settle step from the first changed day on
+ * (docs/architecture.md#precomputed-metrics), so a change costs what it changed, not the vault's
+ * history. Each query gives, for the days (or holderSince values) from a vault's first dirty day
+ * D on, exactly the rows of the view that defines the table (the settle tests compare them):
+ * - a holder's balance at D 00:00 is its current balance (balance_deltas) minus its changes from
+ *   D on (transfer_sides, migration 026, read from D on without the history before it);
+ * - holder counts (holder_history_daily): the count at D 00:00 is the number of those balances
+ *   that are positive, carried forward hour by hour over the changes from D on;
+ * - holderSince (holder_since): the last time from D on that a running balance, started at D
+ *   00:00, went from <= 0 to > 0; without one, the stored value when it is before D (the
+ *   transfers before D did not change), else (a change removed the crossing it came from) the
+ *   holder's whole history;
+ * - top holders (vault_top_holders): the ranked balances (vault_top_balances, every current
+ *   balance of the vault but no transfer) with the stored holderSince.
+ * The same rule as the views, restated from a starting balance: hours whose changes net to zero
+ * for a holder change no count; a (vault, chain)'s first sample is the hour of its first non-zero
+ * change; a vault's days before D are unchanged, so a (vault, chain) with a stored row on D - 1
+ * has samples from D 00:00 on.
+ */
+import type { Store } from '../store/client.ts';
+
+/** Vault -> first dirty UTC day (YYYY-MM-DD). */
+export type FromDays = ReadonlyMap<string, string>;
+
+export const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+const EPOCH = '1970-01-01';
+
+/** `(vault = v AND cond(day of v)) OR ...` over `from`; '0' when empty. */
+function perVault(from: FromDays, cond: (day: string) => string): string {
+  const terms = [...from].map(([v, d]) => `(vault = ${quote(v)} AND ${cond(d)})`);
+  return terms.length ? terms.join(' OR ') : '0';
+}
+
+const vaultList = (from: FromDays) => `[${[...from.keys()].map(quote).join(', ')}]`;
+
+/** The current transfer sides of the vaults from their day on (removed ones hidden). */
+function sidesFrom(db: string, from: FromDays): string {
+  return `SELECT toString(vault) AS vault, chain_id, holder, block_time, block_number, log_index, delta
+    FROM ${db}.transfer_sides FINAL
+    WHERE (${perVault(from, (d) => `block_time >= toDateTime(${quote(d)}, 'UTC')`)}) AND removed = 0`;
+}
+
+/**
+ * The rows of holder_history_daily for each vault of `from` from its day D on (the columns of
+ * metrics_holders_daily), in one pass over each input (a query that named a part twice would
+ * plan and read it twice). Per holder, its current balance (at hour +inf) and its non-zero hourly
+ * changes from D on, summed from the newest back: the balance at the end of each such hour, and
+ * at D 00:00 (the sum of all). An hour changes the (vault, chain)'s count by whether the balance
+ * is positive at its end minus at its start; the balances positive at D 00:00 are the count there
+ * (a change at hour -1). The counts are then a step function, sampled at every ended hour from
+ * the first sample (D 00:00 when the (vault, chain) has a stored row on D - 1, else its first
+ * changed hour) on, one hour earlier for the count at 00:00 of the first day.
+ */
+export function holderCountsSql(db: string, from: FromDays): string {
+  const before = perVault(
+    new Map([...from].filter(([, d]) => d > EPOCH)),
+    (d) => `day = toDate(${quote(d)}) - 1`,
+  );
+  const now = `toInt64(toUInt32(toStartOfHour(now('UTC'))))`;
+  return `SELECT vault, chain_id, day, start, end, if(lead_in > 0, least(lowest, 0), lowest) AS min, highest AS max,
+  total / (samples + lead_in) AS average, samples + lead_in AS count
+FROM (
+  SELECT vault, chain_id, toDate(toDateTime(hn, 'UTC')) AS day, argMin(prev, hn) AS start,
+    argMax(holders, hn) AS end, min(holders) AS lowest, max(holders) AS highest, sum(holders) AS total,
+    count() AS samples,
+    toUInt64(dateDiff('hour', toStartOfDay(toDateTime(min(hn), 'UTC')), toDateTime(min(hn), 'UTC'))) AS lead_in
+  FROM (
+    SELECT vault, chain_id, hn, g, holders,
+      lagInFrame(holders, 1, 0) OVER (PARTITION BY vault, chain_id ORDER BY hn ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev
+    FROM (
+      SELECT k.vault AS vault, k.chain_id AS chain_id, holders,
+        if(isNull(k.first), bg, if(bg = 0, assumeNotNull(k.first), least(assumeNotNull(k.first), bg))) AS g,
+        ifNull(b.g, toInt64(0)) AS bg,
+        arrayJoin(range(greatest(k.h, g - 3600), least(k.next, ${now}), 3600)) AS hn
+      FROM (
+        SELECT vault, chain_id, h, holders,
+          min(if(h >= 0, h, NULL)) OVER (PARTITION BY vault, chain_id) AS first,
+          leadInFrame(h, 1, ${now}) OVER (PARTITION BY vault, chain_id ORDER BY h ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) AS next
+        FROM (
+          SELECT vault, chain_id, h,
+            sum(sum(change)) OVER (PARTITION BY vault, chain_id ORDER BY h ROWS UNBOUNDED PRECEDING) AS holders
+          FROM (
+            SELECT vault, chain_id, if(cur, -1, hn) AS h,
+              if(cur, toInt64(base > 0), toInt64(bal_end > 0) - toInt64(bal_end + x > 0)) AS change
+            FROM (
+              SELECT vault, chain_id, hn, x, cur,
+                sum(x) OVER (PARTITION BY vault, chain_id, holder) AS base,
+                sum(x) OVER (PARTITION BY vault, chain_id, holder ORDER BY hn DESC
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bal_end
+              FROM (
+                SELECT toString(vault) AS vault, chain_id, holder, toInt64(4294967296) AS hn, sum(delta) AS x, 1 AS cur
+                FROM ${db}.balance_deltas WHERE vault IN ${vaultList(from)} GROUP BY vault, chain_id, holder
+                UNION ALL
+                SELECT vault, chain_id, holder, toInt64(toUInt32(toStartOfHour(block_time))) AS hn, -sum(delta) AS x, 0 AS cur
+                FROM (${sidesFrom(db, from)}) GROUP BY vault, chain_id, holder, hn HAVING x != 0
+              )
+            )
+          )
+          GROUP BY vault, chain_id, h
+        )
+      ) AS k
+      LEFT JOIN (
+        SELECT toString(vault) AS vault, chain_id, toInt64(toUInt32(toDateTime(day + 1, 'UTC'))) AS g
+        FROM ${db}.metrics_holders_daily FINAL WHERE ${before}
+      ) AS b ON b.vault = k.vault AND b.chain_id = k.chain_id
+      WHERE NOT (isNull(k.first) AND bg = 0)
+    )
+  )
+  WHERE hn >= g
+  GROUP BY vault, chain_id, day
+)`;
+}
+
+/**
+ * holderSince of the holders of the vaults of `from` whose balance went positive from the vault's
+ * day on, in one pass: per holder its current balance (first) and its transfer sides from D on,
+ * newest first, so the sum of the rows before a side is the balance after it.
+ */
+function crossingsFrom(db: string, from: FromDays): string {
+  return `SELECT vault, chain_id, holder, maxIf(block_time, crossed) AS since FROM (
+    SELECT vault, chain_id, holder, block_time, after > 0 AND after + x <= 0 AS crossed FROM (
+      SELECT vault, chain_id, holder, block_time, x, cur,
+        sum(x) OVER (PARTITION BY vault, chain_id, holder
+          ORDER BY cur DESC, block_time DESC, block_number DESC, log_index DESC, x ASC
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS after
+      FROM (
+        SELECT toString(vault) AS vault, chain_id, holder, toDateTime(0, 'UTC') AS block_time, toUInt64(0) AS block_number,
+          toUInt32(0) AS log_index, sum(delta) AS x, 1 AS cur
+        FROM ${db}.balance_deltas WHERE vault IN ${vaultList(from)} GROUP BY vault, chain_id, holder
+        UNION ALL
+        SELECT vault, chain_id, holder, block_time, block_number, log_index, -delta AS x, 0 AS cur
+        FROM (${sidesFrom(db, from)})
+      )
+    ) WHERE cur = 0
+  ) GROUP BY vault, chain_id, holder HAVING countIf(crossed) > 0`;
+}
+
+/** holderSince of the holders of `sides` from their whole history (a running balance from 0). */
+function crossingsWhole(sides: string): string {
+  return `SELECT vault, chain_id, holder, maxIf(block_time, running > 0 AND running - delta <= 0) AS since FROM (
+    SELECT vault, chain_id, holder, block_time, delta,
+      sum(delta) OVER (PARTITION BY vault, chain_id, holder
+        ORDER BY block_time, block_number, log_index, delta ROWS UNBOUNDED PRECEDING) AS running
+    FROM (${sides})
+  ) GROUP BY vault, chain_id, holder HAVING countIf(running > 0 AND running - delta <= 0) > 0`;
+}
+
+interface HolderKey {
+  vault: string;
+  chain_id: number;
+  holder: string;
+}
+
+/**
+ * The rows of holder_since for the vaults of `from` whose holderSince may have changed (the
+ * columns of metrics_holder_since): those whose balance went positive from the vault's day on,
+ * and those stored with a holderSince from that day on that no longer have one there (a
+ * retraction or a backfill removed the crossing it came from): theirs from the whole history.
+ */
+export async function holderSinceSql(store: Store, from: FromDays): Promise<string> {
+  const db = store.database;
+  const stale = await store.query<HolderKey>(
+    `SELECT toString(vault) AS vault, chain_id, holder FROM ${db}.metrics_holder_since FINAL
+     WHERE (${perVault(from, (d) => `since >= toDateTime(${quote(d)}, 'UTC')`)})
+       AND (toString(vault), chain_id, holder) NOT IN (SELECT vault, chain_id, holder FROM (${crossingsFrom(db, from)}))`,
+  );
+  const recomputed = crossingsFrom(db, from);
+  if (!stale.length) return recomputed;
+  const keys = stale.map((k) => `(${quote(k.vault)}, ${Number(k.chain_id)}, ${quote(k.holder)})`).join(', ');
+  const whole = `SELECT toString(vault) AS vault, chain_id, holder, block_time, block_number, log_index, delta
+    FROM ${db}.transfer_sides FINAL
+    WHERE vault IN [${[...new Set(stale.map((k) => quote(k.vault)))].join(', ')}] AND removed = 0
+      AND (toString(vault), chain_id, holder) IN [${keys}]`;
+  return `SELECT * FROM (${recomputed}) UNION ALL ${crossingsWhole(whole)}`;
+}
+
+/** The rows of vault_top_holders for `vaults`, with holderSince from metrics_holder_since. */
+export function topHoldersSql(db: string, vaults: readonly string[]): string {
+  const list = `[${vaults.map(quote).join(', ')}]`;
+  return `SELECT t.vault AS vault, t.chain_id AS chain_id, t.holder AS holder, t.balance_raw AS balance_raw,
+      t.share_decimals AS share_decimals, t.balance_e36 AS balance_e36, s.since AS since
+    FROM (SELECT * FROM ${db}.vault_top_balances WHERE vault IN ${list}) AS t
+    LEFT JOIN (
+      SELECT toString(vault) AS vault, chain_id, holder, since FROM ${db}.metrics_holder_since FINAL WHERE vault IN ${list}
+    ) AS s ON s.vault = t.vault AND s.chain_id = t.chain_id AND s.holder = t.holder`;
+}
