@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       'devnet-chains': undefined,
       'devnet-vaults': undefined,
       'cpu-profile': 'false',
+      // Extra node flags for the service, after npm start's own (a GC experiment: `--service-node-args=--max-semi-space-size=32`).
+      'service-node-args': '',
     },
     {
       // Tiny: the same code paths on one chain and one vault, quickly.
@@ -98,12 +100,10 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const profDir = join(dir, 'cpu-profile');
     const profile = values['cpu-profile'] === 'true';
-    const svc = await startVaultstream(
-      'start',
-      dataDir,
-      devnetEnv,
-      profile ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`] : [],
-    );
+    const svc = await startVaultstream('start', dataDir, devnetEnv, [
+      ...(profile ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`] : []),
+      ...values['service-node-args'].split(' ').filter(Boolean),
+    ]);
     const readySeconds = (performance.now() - t0) / 1000;
     await sleep(settleMs);
     const vaults = (await (await fetch(`${svc.url}/v1/vaults`)).json()) as { data: { slug: string }[] };
@@ -226,6 +226,19 @@ async function main(): Promise<void> {
             apiP99Ms: apiP99,
             apiCompleted: m.api.completed,
             bareP99Ms: m.bare.p99Ms,
+            // The same percentiles at microsecond resolution (autocannon's are whole ms, truncated).
+            fine: {
+              apiP50Ms: m.api.fine?.p50Ms ?? null,
+              apiP99Ms: m.api.fine?.p99Ms ?? null,
+              apiP999Ms: m.api.fine?.p999Ms ?? null,
+              bareP50Ms: m.bare.fine?.p50Ms ?? null,
+              bareP99Ms: m.bare.fine?.p99Ms ?? null,
+              bareP999Ms: m.bare.fine?.p999Ms ?? null,
+              p99Ratio:
+                m.api.fine && m.bare.fine
+                  ? round(m.api.fine.p99Ms / Math.max(0.001, m.bare.fine.p99Ms), 2)
+                  : null,
+            },
             apiRequestsPerSecond: Math.round(m.api.requestsPerSecond),
             bareRequestsPerSecond: Math.round(m.bare.requestsPerSecond),
             rowsLandedDuringLoad: m.during.rows,
@@ -273,6 +286,7 @@ async function main(): Promise<void> {
       node: process.version,
       note: `Shared ${cpus().length}-core machine: the devnet (anvil x3, simulator), the service, the load generator and other work compete for the cores; load1m is the machine's 1-minute load average around each load.`,
       loadAverage: { start: loadStart, end: loadavg() },
+      serviceNodeArgs: values['service-node-args'] || undefined,
       devnet: {
         backfillDays: Number(values['backfill-days']),
         readySeconds: round(readySeconds, 1),
@@ -291,6 +305,7 @@ async function main(): Promise<void> {
         'bare p99 ms': m.bare.p99Ms,
         'api p50 ms': m.api.p50Ms,
         'api p99 ms': m.api.p99Ms,
+        'fine p99 api/bare ms': `${m.api.fine?.p99Ms}/${m.bare.fine?.p99Ms}`,
         errors: m.api.errors + m.api.non2xx,
         'rows landed': m.during.rows,
         'computed fg/bg': `${m.during.foreground}/${m.during.background}`,
