@@ -82,7 +82,7 @@ function serveBare(file: string): void {
 }
 
 /**
- * `vaultstream <role>` on `dataDir` as `npm start` runs it (`--max-semi-space-size=16`), in its own
+ * `vaultstream <role>` on `dataDir` as `npm start` runs it (`--max-semi-space-size=64`), in its own
  * process group (the devnet's anvil nodes included), API and SQL on ephemeral ports; resolves
  * with its API URL once it is up (`start`: once `/readyz` answers 200).
  */
@@ -95,7 +95,7 @@ export async function startVaultstream(
 ): Promise<{ proc: ChildProcess; url: string; logged: () => Record<string, number> }> {
   const proc = spawn(
     process.execPath,
-    ['--max-semi-space-size=16', ...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role],
+    ['--max-semi-space-size=64', ...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role],
     {
       cwd: ROOT,
       env: {

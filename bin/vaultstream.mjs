@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=16
-// A 16 MB young generation (Node's own default on 64-bit; `npm start` and the Docker image pass
-// the same): each of the two semi-spaces is resident once grown, and at 64 MB the EVM backfill
+// A 16 MB young generation (Node's own default on 64-bit; the Docker image passes the same, `npm
+// start` 64 MB: it serves the API on the same event loop, README "Architecture"): each of the two semi-spaces is resident once grown, and at 64 MB the EVM backfill
 // bench's peak RSS was 110-140 MB higher (839-862 MB against 712-732 MB, side by side) for no
 // CPU it measurably saved there.
 //
