@@ -1,7 +1,7 @@
 /**
- * The one JSON-RPC transport of the service: a viem transport (`createTransport`) over
- * fetch that every EVM reader uses (the ingester, the mint-flow tracker, live liquidity,
- * build-tx), and the Solana client too (ingest/solana/rpc.ts). What it adds to viem's `http`/`fallback`:
+ * The one JSON-RPC transport of the service: a viem transport (`createTransport`) over HTTP
+ * (core/http-post.ts) that every EVM reader uses (the ingester, the mint-flow tracker, live
+ * liquidity, build-tx), and the Solana client too (ingest/solana/rpc.ts). What it adds to viem's `http`/`fallback`:
  * - every URL of the chain: the one that answered last is tried first, a failed attempt moves
  *   on to the next;
  * - a deadline per request (and an optional signal that ends the retries, e.g. a request budget);
@@ -27,6 +27,7 @@
  */
 import { createTransport, type Transport } from 'viem';
 import { VaultstreamError } from './errors.ts';
+import { httpPost } from './http-post.ts';
 import { rpcCalls } from './metrics.ts';
 import { RequestLimiter } from './request-limiter.ts';
 import { retry } from './retry.ts';
@@ -69,7 +70,7 @@ export interface EvmTransportOptions {
   maxConcurrentRequests?: number;
   /** The chain's name, labelling the calls counted in /metrics (`vaultstream_rpc_calls_total`). */
   chain?: string;
-  fetch?: typeof fetch;
+  fetch?: typeof fetch; // instead of core/http-post.ts (tests: one that counts or alters answers)
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -107,7 +108,7 @@ type Answer = { id?: number; result?: unknown; error?: { code?: number; message?
 export function evmTransport(opts: EvmTransportOptions): EvmTransport {
   if (!opts.urls.length)
     throw new VaultstreamError('CONFIG_INVALID', 'an EVM chain needs at least one rpcUrl');
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? httpPost;
   let preferred = 0;
   let nextId = 1;
   let waitedMs = 0;
