@@ -125,6 +125,8 @@ async function main(): Promise<void> {
       window: [number, number];
       /** The service's event-loop delay and GC pauses during the API's load (bench/live-loop.ts). */
       loop: LoopWindow;
+      /** The service's resident memory (MB) after the API's load. */
+      rssMb: number;
       profile?: ProfileSummary;
     }[] = [];
     try {
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
             load1m: [before, loadavg()[0]],
             window,
             loop: loopWindow(c0.loop, c1.loop, window[1] - window[0]),
+            rssMb: c1.rssMb,
           });
         }
       } finally {
@@ -246,6 +249,7 @@ async function main(): Promise<void> {
             cacheLookups: m.during.lookups,
             serviceEventLoopDelay: m.loop.delay,
             serviceGc: m.loop.gc,
+            serviceRssMb: m.rssMb,
           },
         ),
         row(
@@ -351,6 +355,7 @@ async function counters(base: string): Promise<{
   background: number;
   lookups: Record<string, number>;
   loop: Scrape;
+  rssMb: number;
 }> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const sum = (name: string, label = '') =>
@@ -370,6 +375,9 @@ async function counters(base: string): Promise<{
       ]),
     ),
     loop: parseHistograms(text, LOOP_METRICS),
+    rssMb: Math.round(
+      Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 2 ** 20,
+    ),
   };
 }
 
