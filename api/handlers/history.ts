@@ -51,6 +51,7 @@ export const historyHandlers: HandlerMap = {
         (await loadHeadRangeContexts(deps.store, { statuses: q.statuses }, deps.clock(), {
           ...rangeOf(q),
           chains: [q.chainId],
+          values: false,
         })) ??
         (await (async () => {
           const vaults = await vaultsWithStatus(deps.store, q.statuses);

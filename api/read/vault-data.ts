@@ -16,6 +16,7 @@ import { dateOf, dateSeconds, dayStart } from './vault-numbers.ts';
 
 /** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
 export interface DailyNav {
+  /** 0 when not read (the APYs alone, SeriesDays.values false; the head's navApy). */
   priceE18: bigint;
   navApy: ApyBlock;
 }
@@ -101,6 +102,11 @@ export interface SeriesDays {
   firstDays?: Map<string, number | undefined>;
   /** Only these chains' closes and navApy (default: every chain's). */
   chains?: number[];
+  /**
+   * false: the APYs alone (apy-history), not the closes, TVL and liquid funds, which stay 0 (fewer
+   * columns read, a cheaper statement); needs `firstDays`. Default true.
+   */
+  values?: boolean;
 }
 
 /**
@@ -128,6 +134,8 @@ export async function loadVaultSeries(
   };
   const inDays = days.only ? 'day IN {only:Array(Date)}' : 'day >= {fromDay:Date} AND day <= {toDay:Date}';
   const where = `vault IN {slugs:Array(String)} AND ${inDays}`;
+  const values = days.values !== false;
+  if (!values && !days.firstDays) throw new Error('the APYs alone are read with the first days known');
   // One statement: the closes and navApy (kind 'nav'), the vault's days (kind 'day') and, unless
   // the caller knows it, its first price day whatever the range (kind 'first'); columns as
   // stored (big integers come back as strings, days as YYYY-MM-DD).
@@ -136,25 +144,31 @@ export async function loadVaultSeries(
     vault: string;
     chain_id: number;
     day: string;
-    /** nav: the close (e18); day: the TVL (e18). */
-    a: string;
-    /** day: the liquid funds (e18). */
-    b: string;
-    price_day: number;
-    change: number;
-    range: number;
+    /** With values. nav: the close (e18); day: the TVL (e18). */
+    a?: string;
+    /** With values. day: the liquid funds (e18). */
+    b?: string;
+    price_day?: number;
+    change?: number;
+    range?: number;
     comp_day: number;
     r7: number | null;
     r30: number | null;
     sec: number | null;
   }>(
-    `SELECT 'nav' AS kind, toString(vault) AS vault, chain_id, day, price_e18 AS a, toInt256(0) AS b, toUInt8(0) AS price_day,
-       toFloat64(0) AS change, toFloat64(0) AS range, toUInt8(0) AS comp_day, rolling7d AS r7, rolling30d AS r30, sec30d AS sec
+    `SELECT 'nav' AS kind, toString(vault) AS vault, chain_id, day, ${
+      values
+        ? `price_e18 AS a, toInt256(0) AS b, toUInt8(0) AS price_day, toFloat64(0) AS change, toFloat64(0) AS range,`
+        : ''
+    } toUInt8(0) AS comp_day, rolling7d AS r7, rolling30d AS r30, sec30d AS sec
      FROM ${db}.metrics_chain_daily FINAL
      WHERE ${where}${days.chains ? ' AND chain_id IN {chains:Array(UInt32)}' : ''}
      UNION ALL
-     SELECT 'day', toString(vault), 0, day, tvl_usd_e18, liquid_funds_usd_e18, price_day, tvl_30d_change_pct,
-       liquid_funds_range_pct, composition_day, composition_rolling7d, composition_rolling30d, composition_sec30d
+     SELECT 'day', toString(vault), 0, day, ${
+       values
+         ? 'tvl_usd_e18, liquid_funds_usd_e18, price_day, tvl_30d_change_pct, liquid_funds_range_pct,'
+         : ''
+     } composition_day, composition_rolling7d, composition_rolling30d, composition_sec30d
      FROM ${db}.metrics_vault_daily FINAL WHERE ${where}${
        days.firstDays
          ? ''
@@ -199,7 +213,7 @@ export async function loadVaultSeries(
     const chain = Number(r.chain_id);
     if (!byChain.has(chain)) byChain.set(chain, new Map());
     byChain.get(chain)?.set(dateSeconds(r.day), {
-      priceE18: BigInt(r.a),
+      priceE18: BigInt(r.a ?? 0),
       navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
     });
   }
@@ -210,10 +224,12 @@ export async function loadVaultSeries(
     const series = seriesOf(out, r.vault);
     if (Number(r.price_day) === 1 && !days.firstDays) series.firstDay ??= firstOf.get(r.vault);
     const d = dayOf(series, dateSeconds(r.day));
-    d.tvlE18 = BigInt(r.a);
-    d.tvl30DayChange = Number(r.change);
-    d.liquidE18 = BigInt(r.b);
-    d.liquidRange = Number(r.range);
+    if (values) {
+      d.tvlE18 = BigInt(r.a ?? 0);
+      d.tvl30DayChange = Number(r.change);
+      d.liquidE18 = BigInt(r.b ?? 0);
+      d.liquidRange = Number(r.range);
+    }
     if (Number(r.comp_day) === 1)
       d.compositionApy = { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) };
   }
