@@ -11,7 +11,8 @@
  *
  * Rows: each endpoint's median at each size (target 20 ms at the devnet's size, 50 ms at 10 x 8
  * x 2 years), the growth from 45 days to 2 years at 10 x 8 (target 1.2x), and the settle times
- * (no target). The history endpoints are timed over their last 30 days; over the whole history
+ * (no target), also after one vault's transfer of today and a retraction 10 days back, with its
+ * holder tables' share and the same rows from the views (bench/settle-holders.ts). The history endpoints are timed over their last 30 days; over the whole history
  * too, without target: that answer itself grows with the history.
  */
 
@@ -27,6 +28,7 @@ import { migrate } from '../views/migrate.ts';
 import { writeServiceSettings } from '../views/settings.ts';
 import { settleMetrics } from '../views/settle.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
+import { measureHolderTicks } from './settle-holders.ts';
 import { type HistorySize, writeHistory } from './synthetic-history.ts';
 
 const DAY = 86_400;
@@ -114,6 +116,7 @@ async function measure(ds: Dataset, runs: number) {
     const l0 = performance.now();
     await settleMetrics(store);
     const settleTickMs = performance.now() - l0;
+    const holderTicks = await measureHolderTicks(store, slugs[0], now);
     let version = 1;
     const app = createApp({ store, config, dataVersion: () => version, ready: () => true });
     server = await listen(app, '127.0.0.1', 0);
@@ -127,7 +130,7 @@ async function measure(ds: Dataset, runs: number) {
         if (res.status !== 200) throw new Error(`${e.path}: ${res.status} ${body.slice(0, 300)}`);
       });
     }
-    return { results, generateMs, settleAllMs, settleTickMs, limited: endpoints('', 0) };
+    return { results, generateMs, settleAllMs, settleTickMs, holderTicks, limited: endpoints('', 0) };
   } finally {
     await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
     await store.close();
@@ -182,6 +185,44 @@ for (const ds of datasets) {
     row(`metrics, ${ds.label}: settle of the whole history`, round(m.settleAllMs, 0), 'ms'),
     row(`metrics, ${ds.label}: settle after a new rate of today`, round(m.settleTickMs, 0), 'ms'),
   );
+  for (const [change, t] of [
+    ['a transfer of today', m.holderTicks.today],
+    ['a transfer retracted 10 days back', m.holderTicks.retracted10d],
+  ] as const) {
+    const what = `metrics, ${ds.label}: one vault, ${change}:`;
+    const views = t.fromViews.holders_daily + t.fromViews.top_holders;
+    const tables = Object.values(t.tables).reduce((a, b) => a + b, 0);
+    console.log(
+      `  ${change}: settle ${round(t.settleMs, 0)} ms; holder tables ${round(tables, 0)} ms (${Object.entries(
+        t.tables,
+      )
+        .map(([k, v]) => `${k} ${round(v, 0)}`)
+        .join(', ')}); from the views ${round(views, 0)} ms`,
+    );
+    rows.push(
+      row(`${what} settle`, round(t.settleMs, 0), 'ms'),
+      row(
+        `${what} settle of the holder tables (from the changed day)`,
+        round(tables, 0),
+        'ms',
+        undefined,
+        true,
+        {
+          tables: t.tables,
+        },
+      ),
+      row(
+        `${what} the same holder rows from the views (the whole history, as before 026)`,
+        round(views, 0),
+        'ms',
+        undefined,
+        true,
+        {
+          views: t.fromViews,
+        },
+      ),
+    );
+  }
 }
 if (size === 'full') {
   const short = medians['10 vaults x 8 chains x 45 days'];

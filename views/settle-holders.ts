@@ -43,15 +43,30 @@ function sidesFrom(db: string, from: FromDays): string {
 }
 
 /**
+ * The current balance (balance_deltas) of each holder with a transfer side from its vault's day
+ * on (any state: a superset is harmless), as rows of the sides' shape (`columns`) at `cur` = 1.
+ */
+function currentOfChanged(db: string, from: FromDays, columns: string): string {
+  return `SELECT toString(vault) AS vault, chain_id, holder, ${columns}, sum(delta) AS x, 1 AS cur
+    FROM ${db}.balance_deltas
+    WHERE vault IN ${vaultList(from)} AND (vault, chain_id, holder) IN (
+      SELECT vault, chain_id, holder FROM ${db}.transfer_sides
+      WHERE ${perVault(from, (d) => `block_time >= toDateTime(${quote(d)}, 'UTC')`)}
+    )
+    GROUP BY vault, chain_id, holder`;
+}
+
+/**
  * The rows of holder_history_daily for each vault of `from` from its day D on (the columns of
- * metrics_holders_daily), in one pass over each input (a query that named a part twice would
- * plan and read it twice). Per holder, its current balance (at hour +inf) and its non-zero hourly
- * changes from D on, summed from the newest back: the balance at the end of each such hour, and
- * at D 00:00 (the sum of all). An hour changes the (vault, chain)'s count by whether the balance
- * is positive at its end minus at its start; the balances positive at D 00:00 are the count there
- * (a change at hour -1). The counts are then a step function, sampled at every ended hour from
- * the first sample (D 00:00 when the (vault, chain) has a stored row on D - 1, else its first
- * changed hour) on, one hour earlier for the count at 00:00 of the first day.
+ * metrics_holders_daily), reading only what changed: the count at D 00:00 is the stored count at
+ * the end of D - 1 (days before D did not change; without a stored row, no balance was positive
+ * before D). Each changed holder's current balance and its non-zero hourly changes from D on,
+ * summed from the newest back, give its balance at the end of each such hour; the hour changes
+ * the (vault, chain)'s count by whether that balance is positive minus whether it was at the
+ * hour's start. The counts are then a step function from hour -1 (the count at D 00:00), sampled
+ * at every ended hour from the first sample (D 00:00 with a stored row on D - 1, else the first
+ * changed hour) on, one hour earlier for the count at 00:00 of the first day. Each input is
+ * named once (a part named twice is planned and read twice).
  */
 export function holderCountsSql(db: string, from: FromDays): string {
   const before = perVault(
@@ -70,42 +85,38 @@ FROM (
     SELECT vault, chain_id, hn, g, holders,
       lagInFrame(holders, 1, 0) OVER (PARTITION BY vault, chain_id ORDER BY hn ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev
     FROM (
-      SELECT k.vault AS vault, k.chain_id AS chain_id, holders,
-        if(isNull(k.first), bg, if(bg = 0, assumeNotNull(k.first), least(assumeNotNull(k.first), bg))) AS g,
-        ifNull(b.g, toInt64(0)) AS bg,
-        arrayJoin(range(greatest(k.h, g - 3600), least(k.next, ${now}), 3600)) AS hn
+      SELECT vault, chain_id, holders,
+        if(isNull(first), bs, if(bs = 0, assumeNotNull(first), least(assumeNotNull(first), bs))) AS g,
+        arrayJoin(range(greatest(h, g - 3600), least(next, ${now}), 3600)) AS hn
       FROM (
         SELECT vault, chain_id, h, holders,
           min(if(h >= 0, h, NULL)) OVER (PARTITION BY vault, chain_id) AS first,
+          max(b) OVER (PARTITION BY vault, chain_id) AS bs,
           leadInFrame(h, 1, ${now}) OVER (PARTITION BY vault, chain_id ORDER BY h ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) AS next
         FROM (
-          SELECT vault, chain_id, h,
+          SELECT vault, chain_id, h, max(b) AS b,
             sum(sum(change)) OVER (PARTITION BY vault, chain_id ORDER BY h ROWS UNBOUNDED PRECEDING) AS holders
           FROM (
-            SELECT vault, chain_id, if(cur, -1, hn) AS h,
-              if(cur, toInt64(base > 0), toInt64(bal_end > 0) - toInt64(bal_end + x > 0)) AS change
+            SELECT vault, chain_id, hn AS h, toInt64(bal_end > 0) - toInt64(bal_end + x > 0) AS change, toInt64(0) AS b
             FROM (
               SELECT vault, chain_id, hn, x, cur,
-                sum(x) OVER (PARTITION BY vault, chain_id, holder) AS base,
                 sum(x) OVER (PARTITION BY vault, chain_id, holder ORDER BY hn DESC
                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS bal_end
               FROM (
-                SELECT toString(vault) AS vault, chain_id, holder, toInt64(4294967296) AS hn, sum(delta) AS x, 1 AS cur
-                FROM ${db}.balance_deltas WHERE vault IN ${vaultList(from)} GROUP BY vault, chain_id, holder
+                ${currentOfChanged(db, from, 'toInt64(4294967296) AS hn')}
                 UNION ALL
                 SELECT vault, chain_id, holder, toInt64(toUInt32(toStartOfHour(block_time))) AS hn, -sum(delta) AS x, 0 AS cur
                 FROM (${sidesFrom(db, from)}) GROUP BY vault, chain_id, holder, hn HAVING x != 0
               )
-            )
+            ) WHERE cur = 0
+            UNION ALL
+            SELECT toString(vault), chain_id, toInt64(-1), end, toInt64(toUInt32(toDateTime(day + 1, 'UTC')))
+            FROM ${db}.metrics_holders_daily FINAL WHERE ${before}
           )
           GROUP BY vault, chain_id, h
         )
-      ) AS k
-      LEFT JOIN (
-        SELECT toString(vault) AS vault, chain_id, toInt64(toUInt32(toDateTime(day + 1, 'UTC'))) AS g
-        FROM ${db}.metrics_holders_daily FINAL WHERE ${before}
-      ) AS b ON b.vault = k.vault AND b.chain_id = k.chain_id
-      WHERE NOT (isNull(k.first) AND bg = 0)
+      )
+      WHERE NOT (isNull(first) AND bs = 0)
     )
   )
   WHERE hn >= g
@@ -115,10 +126,11 @@ FROM (
 
 /**
  * holderSince of the holders of the vaults of `from` whose balance went positive from the vault's
- * day on, in one pass: per holder its current balance (first) and its transfer sides from D on,
- * newest first, so the sum of the rows before a side is the balance after it.
+ * day on, in one pass: per changed holder its current balance (first) and its transfer sides from
+ * D on, newest first, so the sum of the rows before a side is the balance after it. `only`: a
+ * further condition on the holders (vault, chain_id, holder).
  */
-function crossingsFrom(db: string, from: FromDays): string {
+function crossingsFrom(db: string, from: FromDays, only = '1'): string {
   return `SELECT vault, chain_id, holder, maxIf(block_time, crossed) AS since FROM (
     SELECT vault, chain_id, holder, block_time, after > 0 AND after + x <= 0 AS crossed FROM (
       SELECT vault, chain_id, holder, block_time, x, cur,
@@ -126,12 +138,12 @@ function crossingsFrom(db: string, from: FromDays): string {
           ORDER BY cur DESC, block_time DESC, block_number DESC, log_index DESC, x ASC
           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS after
       FROM (
-        SELECT toString(vault) AS vault, chain_id, holder, toDateTime(0, 'UTC') AS block_time, toUInt64(0) AS block_number,
-          toUInt32(0) AS log_index, sum(delta) AS x, 1 AS cur
-        FROM ${db}.balance_deltas WHERE vault IN ${vaultList(from)} GROUP BY vault, chain_id, holder
+        SELECT * FROM (
+          ${currentOfChanged(db, from, "toDateTime(0, 'UTC') AS block_time, toUInt64(0) AS block_number, toUInt32(0) AS log_index")}
+        ) WHERE ${only}
         UNION ALL
         SELECT vault, chain_id, holder, block_time, block_number, log_index, -delta AS x, 0 AS cur
-        FROM (${sidesFrom(db, from)})
+        FROM (${sidesFrom(db, from)}) WHERE ${only}
       )
     ) WHERE cur = 0
   ) GROUP BY vault, chain_id, holder HAVING countIf(crossed) > 0`;
@@ -161,10 +173,13 @@ interface HolderKey {
  */
 export async function holderSinceSql(store: Store, from: FromDays): Promise<string> {
   const db = store.database;
+  const storedFrom = `SELECT toString(vault) AS vault, chain_id, holder FROM ${db}.metrics_holder_since FINAL
+    WHERE ${perVault(from, (d) => `since >= toDateTime(${quote(d)}, 'UTC')`)}`;
   const stale = await store.query<HolderKey>(
-    `SELECT toString(vault) AS vault, chain_id, holder FROM ${db}.metrics_holder_since FINAL
-     WHERE (${perVault(from, (d) => `since >= toDateTime(${quote(d)}, 'UTC')`)})
-       AND (toString(vault), chain_id, holder) NOT IN (SELECT vault, chain_id, holder FROM (${crossingsFrom(db, from)}))`,
+    `SELECT vault, chain_id, holder FROM (${storedFrom})
+     WHERE (vault, chain_id, holder) NOT IN (
+       SELECT vault, chain_id, holder FROM (${crossingsFrom(db, from, `(vault, chain_id, holder) IN (${storedFrom})`)})
+     )`,
   );
   const recomputed = crossingsFrom(db, from);
   if (!stale.length) return recomputed;
