@@ -56,7 +56,7 @@ export async function respondCached(
   const query = typeof parsed === 'string' ? `=${parsed}` : normalizeQuery(ctx.querystring);
   const key = opts.key ?? `${method} ${ctx.path}?${query}`;
   const route = routeOf(ctx);
-  const { entry, full, result } = await cache.get(route, key, load, opts.admit);
+  const { entry, full } = await cache.get(route, key, load, opts.admit);
   const encoding =
     entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
   ctx.set(
@@ -77,7 +77,9 @@ export async function respondCached(
     ctx.body = body;
     ctx.set('Content-Encoding', encoding);
   } else ctx.body = body = entry.body;
-  // Recorded for the fast path as its own version's answer only; the fast path replays it as
-  // `previous` later under the same rules as `cache.get` (ResponseCache.servesPrevious).
-  if (result !== 'previous') opts.served?.(ctx, { entry, full, route, body });
+  // Recorded for the fast path under the entry's own version, an earlier one's answer too: the
+  // fast path replays it under the same rules as `cache.get` (current and fresh, or
+  // ResponseCache.servesPrevious). When the data moves faster than answers are computed, the
+  // answer served meanwhile is often one that was never current when asked for.
+  opts.served?.(ctx, { entry, full, route, body });
 }

@@ -300,6 +300,11 @@ export class ResponseCache {
     return entry.expiresAt > now && this.entries.get(full) === entry;
   }
 
+  /** True while `entry` is stored under `full` (whether fresh or not). */
+  stores(full: string, entry: CacheEntry): boolean {
+    return this.entries.get(full) === entry;
+  }
+
   /**
    * True when `get` would answer `key` (of `full`) now with `entry`, an earlier version's answer
    * stored under `full`, as `previous`, and start nothing: it is the key's newest answer, within

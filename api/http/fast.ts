@@ -228,7 +228,8 @@ export function createFastPath(opts: {
         (method !== 'GET' && method !== 'HEAD') ||
         ctx.status !== 200 ||
         ctx.body !== answer.body ||
-        !opts.cache().holds(answer.full, answer.entry, opts.clock())
+        // Still stored (its version, freshness and bound are checked at each replay).
+        !opts.cache().stores(answer.full, answer.entry)
       )
         return;
       const headers200: string[] = [];

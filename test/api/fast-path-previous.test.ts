@@ -134,4 +134,31 @@ describe('fast path: the previous answer while the new one is computed', () => {
     expect(body(await waiting).v).toBe(3);
     expect(loads).toBe(3);
   });
+
+  it('an answer that was never current when asked for is recorded when served as previous, and replayed', async () => {
+    t += 10_000;
+    await raw(url); // Koa: version 3's answer, now current
+    await raw(url); // replayed
+    hold();
+    version = 4;
+    expect(body(await raw(url)).v).toBe(3); // Koa: starts version 4's load
+    version = 5; // moves on while version 4's answer is computed
+    expect(body(await raw(url)).v).toBe(3); // replayed: version 4's load still runs
+    const gate4 = gate;
+    const release4 = release;
+    hold(); // version 5's load will wait
+    release4();
+    await gate4;
+    await new Promise((r) => setTimeout(r, 10)); // version 4's answer is stored (it was never current)
+    const h = handled;
+    expect(body(await raw(url)).v).toBe(4); // Koa: version 4's answer as previous, starts version 5's load
+    expect(handled).toBe(h + 1);
+    const answered = kit.fast.answered;
+    const replayed = await raw(url);
+    expect(body(replayed).v).toBe(4);
+    expect(kit.fast.answered - answered, 'replayed before Koa').toBe(1);
+    expect(handled).toBe(h + 1);
+    release();
+    await gate;
+  });
 });
