@@ -8,16 +8,32 @@ const DAY_MS = 86_400_000;
 const dayShift = (day: string, n: number) =>
   new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
 
-/** The value of the latest key at or before `day` of a day-keyed map (null when none). */
-function atOrBefore(series: Record<string, string> | undefined, day: string): string | null {
-  let best: string | null = null;
-  let bestDay = '';
-  for (const [d, v] of Object.entries(series ?? {}))
-    if (d <= day && d >= bestDay) {
-      best = v;
-      bestDay = d;
+/**
+ * The value of the latest key at or before `day` of a day-keyed map (null when none). Each map's
+ * days are sorted once per call of compositionApyTruth and searched by bisection: the ground truth
+ * is rewritten after every live tick on the service's event loop (`npm start` runs the simulator in
+ * process), and a scan of every map for every day held that loop for tens of ms each tick
+ * (docs/architecture.md#event-loop).
+ */
+function dayLookup(): (series: Record<string, string> | undefined, day: string) => string | null {
+  const sorted = new Map<Record<string, string>, { days: string[]; values: string[] }>();
+  return (series, day) => {
+    if (!series) return null;
+    let s = sorted.get(series);
+    if (!s) {
+      const days = Object.keys(series).sort();
+      s = { days, values: days.map((d) => series[d]) };
+      sorted.set(series, s);
     }
-  return best;
+    let lo = 0;
+    let hi = s.days.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (s.days[mid] <= day) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? null : s.values[lo - 1];
+  };
 }
 
 /**
@@ -32,6 +48,7 @@ export function compositionApyTruth(
   yieldHoldings: GroundTruthJson['yieldHoldings'],
   lastDay: string,
 ): GroundTruthJson['compositionApy'] {
+  const atOrBefore = dayLookup();
   const prices = yieldPrices[String(primary)] ?? {};
   const slugs = Object.keys(prices).sort();
   const firstDay = slugs.flatMap((s) => Object.keys(prices[s])).sort()[0];
