@@ -36,6 +36,7 @@ RUN node scripts/build.mjs
 # ---- runtime -------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
+    UV_THREADPOOL_SIZE=16 \
     VAULTSTREAM_DATA_DIR=/var/lib/vaultstream \
     API_HOST=0.0.0.0 \
     API_PORT=3000 \

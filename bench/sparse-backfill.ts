@@ -139,7 +139,14 @@ async function run(blocks: number, logTimestamps = true): Promise<Run> {
       ['--max-semi-space-size=16', join(ROOT, 'bin', 'vaultstream.mjs'), 'start', '--config', configFile],
       {
         cwd: ROOT,
-        env: { ...process.env, VAULTSTREAM__sql__http__port: '0', API_PORT: '0', LOG_FORMAT: '' },
+        env: {
+          // The bin's shebang, npm start and the Docker image set it (README "Architecture").
+          UV_THREADPOOL_SIZE: '16',
+          ...process.env,
+          VAULTSTREAM__sql__http__port: '0',
+          API_PORT: '0',
+          LOG_FORMAT: '',
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );

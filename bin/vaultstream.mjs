@@ -1,4 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env -S UV_THREADPOOL_SIZE=16 node --max-semi-space-size=16
+// 16 libuv threads (Node's default is 4; `npm start` and the Docker image set the same; it can only
+// be set before Node starts, not here): chDB's queries hold a libuv thread while they wait their
+// turn on their connection, and the bus's and checkpoints' writes and fsyncs queued behind them
+// (README "Architecture").
 // A 16 MB young generation (Node's own default on 64-bit; the Docker image passes the same, `npm
 // start` 64 MB: it serves the API on the same event loop, README "Architecture"): each of the two semi-spaces is resident once grown, and at 64 MB the EVM backfill
 // bench's peak RSS was 110-140 MB higher (839-862 MB against 712-732 MB, side by side) for no
