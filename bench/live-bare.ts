@@ -82,7 +82,8 @@ function serveBare(file: string): void {
 }
 
 /**
- * `vaultstream <role>` on `dataDir` as `npm start` runs it (`--max-semi-space-size=64`), in its own
+ * `vaultstream <role>` on `dataDir` as `npm start` runs it (`--max-semi-space-size=64`, 16 libuv
+ * threads unless UV_THREADPOOL_SIZE says otherwise), in its own
  * process group (the devnet's anvil nodes included), API and SQL on ephemeral ports; resolves
  * with its API URL once it is up (`start`: once `/readyz` answers 200).
  */
@@ -100,6 +101,7 @@ export async function startVaultstream(
       cwd: ROOT,
       env: {
         ...process.env,
+        UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
         VAULTSTREAM_DATA_DIR: dataDir,
         API_PORT: '0',
         VAULTSTREAM__sql__http__port: '0',
