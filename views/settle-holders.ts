@@ -3,10 +3,11 @@
  * (docs/architecture.md#precomputed-metrics), so a change costs what it changed, not the vault's
  * history. Each query gives, for the days (or holderSince values) from a vault's first dirty day
  * D on, exactly the rows of the view that defines the table (the settle tests compare them):
- * - a holder's balance at D 00:00 is its current balance (balance_deltas) minus its changes from
- *   D on (transfer_sides, migration 026, read from D on without the history before it);
- * - holder counts (holder_history_daily): the count at D 00:00 is the number of those balances
- *   that are positive, carried forward hour by hour over the changes from D on;
+ * - a holder's balance at D 00:00 is its current balance minus its changes from D on
+ *   (transfer_sides, migration 026: the changes read from D on; the current balances of the
+ *   changed holders one aggregate over the vault's sides);
+ * - holder counts (holder_history_daily): the count at D 00:00 (the stored count at the end of
+ *   D - 1), carried forward hour by hour over the changed holders' balances from D on;
  * - holderSince (holder_since): the last time from D on that a running balance, started at D
  *   00:00, went from <= 0 to > 0; without one, the stored value when it is before D (the
  *   transfers before D did not change), else (a change removed the crossing it came from) the
@@ -43,17 +44,23 @@ function sidesFrom(db: string, from: FromDays): string {
 }
 
 /**
- * The current balance (balance_deltas) of each holder with a transfer side from its vault's day
- * on (any state: a superset is harmless), as rows of the sides' shape (`columns`) at `cur` = 1.
+ * The current balance of each holder with a transfer side from its vault's day on (any state: a
+ * superset is harmless), as rows of the sides' shape (`columns`) at `cur` = 1. It is the sum of
+ * the holder's current sides (one plain aggregate over the vault's sides, no window): taken from
+ * the same table as the sides from D on, so a settle that reads while an insert is half written
+ * (on a server its materialized views are separate writes) sees that transfer in both or in
+ * neither, and errs only from the transfer's own day on, which the next settle's rescan redoes.
+ * (balance_deltas holds the same sums by holder, but is another view's write.)
  */
 function currentOfChanged(db: string, from: FromDays, columns: string): string {
-  return `SELECT toString(vault) AS vault, chain_id, holder, ${columns}, sum(delta) AS x, 1 AS cur
-    FROM ${db}.balance_deltas
-    WHERE vault IN ${vaultList(from)} AND (vault, chain_id, holder) IN (
-      SELECT vault, chain_id, holder FROM ${db}.transfer_sides
-      WHERE ${perVault(from, (d) => `block_time >= toDateTime(${quote(d)}, 'UTC')`)}
+  return `SELECT vault, chain_id, holder, ${columns}, x, 1 AS cur FROM (
+      SELECT toString(vault) AS vault, chain_id, holder, sum(delta) AS x FROM ${db}.transfer_sides FINAL
+      WHERE vault IN ${vaultList(from)} AND removed = 0 GROUP BY vault, chain_id, holder
     )
-    GROUP BY vault, chain_id, holder`;
+    WHERE (vault, chain_id, holder) IN (
+      SELECT toString(vault), chain_id, holder FROM ${db}.transfer_sides
+      WHERE ${perVault(from, (d) => `block_time >= toDateTime(${quote(d)}, 'UTC')`)}
+    )`;
 }
 
 /**
