@@ -37,6 +37,7 @@ const SCRIPTS: Script[] = [
   { name: 'startup', file: 'startup.ts' },
   { name: 'live', file: 'live.ts' },
   { name: 'devnet-disk', file: 'devnet-disk.ts' },
+  { name: 'anvil-memory', file: 'anvil-memory.ts' },
   { name: 'pipeline-embedded', file: 'pipeline-main.ts', args: ['--bus', 'embedded'] },
   { name: 'pipeline-kafka', file: 'pipeline-main.ts', args: ['--bus', 'kafka'] },
   { name: 'evm-backfill', file: 'evm-backfill.ts' },

@@ -11,13 +11,14 @@
  * stops its nodes itself, in order (`stop()` closes the pipe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import { VaultstreamError } from '../core/errors.ts';
+import { dumpChain, headOf, replayBlocks } from './anvil-state.ts';
 
 /** foundry's npm platform package for this OS and CPU (`@foundry-rs/anvil-<os>-<arch>`). */
 export const ANVIL_PACKAGE = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
@@ -89,16 +90,42 @@ export interface AnvilOptions {
    * (a few in memory, the rest written under HOME, up to 3,600 of them).
    */
   keepStates?: number;
+  /** A chain to start from (`anvil --load-state`, as devnet/anvil-state.ts writes it). */
+  chain?: string;
+}
+
+export interface RestartResult {
+  /** Milliseconds between the old node's exit and the new one listening. */
+  outageMs: number;
+  /** Blocks replayed since the checkpoint (their states are carried over). */
+  replayed: number;
+  /** Size of the chain the new node started from (JSON). */
+  chainBytes: number;
 }
 
 export interface AnvilNode {
   rpcUrl: string;
   chainId: number;
   port: number;
-  /** The node's process group (the wrapper's pid): anvil and its watcher run in it. */
-  pgid: number;
-  /** The node's own HOME (`vs-anvil-*` in the temp dir), where anvil keeps the states it moves out of memory; removed when it exits. */
-  home: string;
+  /** The node's process group (the wrapper's pid): anvil and its watcher run in it. A restart changes it. */
+  readonly pgid: number;
+  /**
+   * The node's own HOME (`vs-anvil-*` in the temp dir), where anvil keeps the states it moves
+   * out of memory; removed when it exits. A restart changes it.
+   */
+  readonly home: string;
+  /** Keeps the chain as it is now (its blocks, transactions and head state) for `restart`. */
+  checkpoint(): Promise<void>;
+  /**
+   * Restarts the node on the same port keeping at most `keepStates` block states from then
+   * on (devnet/state-trim.ts): from the last checkpoint's chain, with the blocks mined since
+   * replayed first on a private node, whose states of them are carried over (calls at those
+   * blocks answer; at older ones they fail, as past any bound). Every block, transaction,
+   * receipt and log stays, with the same hashes (checked: on a difference the node is left
+   * as it was and this throws). Nothing may write to the node meanwhile; its readers see
+   * refused connections for `outageMs`.
+   */
+  restart(keepStates: number): Promise<RestartResult>;
   /** Kills the node and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -157,8 +184,13 @@ function spawnAnvil(
   opts: AnvilOptions,
   port: number,
   bin: string,
+  chain = opts.chain,
 ): Promise<{ child: ChildProcess; home: string }> {
+  // Cancun, the hardfork the contracts are compiled for (devnet/compile.ts): from Prague on, every
+  // block also writes its parent's hash into the EIP-2935 contract's storage (up to 8,191
+  // slots), which anvil 1.7.1 copies into each block state it keeps.
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId)];
+  args.push('--hardfork', 'cancun');
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
   if (opts.manyPerBlock) args.push('--order', 'fifo', '--gas-limit', '1000000000');
@@ -167,6 +199,12 @@ function spawnAnvil(
   // them behind when it is killed (71 GB after a few days of tests here): each node gets a HOME
   // of its own, removed when it exits (by the wrapper, or here if the group was killed).
   const home = mkdtempSync(join(ANVIL_HOMES, 'vs-anvil-'));
+  // A restart's chain (devnet/anvil-state.ts): read at start, deleted once the node listens.
+  const chainFile = join(home, 'chain.json');
+  if (chain !== undefined) {
+    writeFileSync(chainFile, chain);
+    args.push('--load-state', chainFile);
+  }
   const child = spawn('/bin/sh', ['-c', WRAPPER, bin, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
@@ -194,6 +232,7 @@ function spawnAnvil(
       child.off('exit', onExit);
       child.stdout?.resume();
       child.stderr?.resume();
+      if (chain !== undefined) rmSync(chainFile, { force: true });
       resolve({ child, home });
     };
     const onExit = (code: number | null) => fail(`anvil exited with ${code}: ${output.trim().slice(-500)}`);
@@ -201,6 +240,30 @@ function spawnAnvil(
     child.once('exit', onExit);
     child.once('error', (err) => fail(`cannot start anvil: ${err.message}`, err));
   });
+}
+
+/** A spawned node process: anvil under its wrapper, registered for the exit hook. */
+interface Running {
+  child: ChildProcess;
+  home: string;
+  exited: Promise<void>;
+}
+
+function track(spawned: { child: ChildProcess; home: string }): Running {
+  const { child } = spawned;
+  running.add(child);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // Resolved spawns have no exit listener left; this one keeps `running` accurate.
+  child.once('exit', () => running.delete(child));
+  return { ...spawned, exited };
+}
+
+async function stopRunning({ child, exited }: Running): Promise<void> {
+  // EOF on the watcher's pipe: it sends anvil SIGTERM, and the wrapper exits with it.
+  if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
+  const late = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(late);
 }
 
 /**
@@ -215,29 +278,78 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = opts.port ?? (await freePort());
     try {
-      const { child, home } = await spawnAnvil(opts, port, bin);
-      running.add(child);
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      // Resolved spawns have no exit listener left; this one keeps `running` accurate.
-      child.once('exit', () => running.delete(child));
-      return {
-        rpcUrl: `http://127.0.0.1:${port}`,
-        chainId: opts.chainId,
-        port,
-        pgid: child.pid as number,
-        home,
-        async stop() {
-          // EOF on the watcher's pipe: it sends anvil SIGTERM, and the wrapper exits with it.
-          if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
-          const late = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
-          await exited;
-          clearTimeout(late);
-        },
-      };
+      return nodeOf({ ...opts }, port, bin, track(await spawnAnvil(opts, port, bin)));
     } catch (err) {
       lastError = err;
       if (opts.port !== undefined) break;
     }
   }
   throw lastError;
+}
+
+function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): AnvilNode {
+  let current = first;
+  let saved: { head: { number: number; hash: string }; chain: string } | undefined;
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  return {
+    rpcUrl,
+    chainId: opts.chainId,
+    port,
+    get pgid() {
+      return current.child.pid as number;
+    },
+    get home() {
+      return current.home;
+    },
+    async checkpoint() {
+      saved = { head: await headOf(rpcUrl), chain: await dumpChain(rpcUrl, 0) };
+    },
+    async restart(keepStates) {
+      if (!saved) throw new VaultstreamError('INTERNAL', `anvil ${rpcUrl}: restart without a checkpoint`);
+      const from = saved.head.number;
+      const head = await headOf(rpcUrl);
+      const replayed = head.number - from;
+      // The blocks since the checkpoint, mined again on a private node keeping their states.
+      const replica = await startAnvil({
+        ...opts,
+        port: undefined,
+        keepStates: Math.max(1, replayed),
+        chain: saved.chain,
+      });
+      let chain: string;
+      try {
+        await replayBlocks(rpcUrl, replica.rpcUrl, from + 1, head.number);
+        const end = await headOf(replica.rpcUrl);
+        if (end.hash !== head.hash)
+          throw new VaultstreamError(
+            'INTERNAL',
+            `anvil ${rpcUrl}: replayed block ${end.number} is ${end.hash}, not ${head.hash}; the node keeps running as it was`,
+          );
+        chain = await dumpChain(replica.rpcUrl, Math.min(replayed, keepStates));
+      } finally {
+        await replica.stop();
+      }
+      opts.keepStates = keepStates;
+      saved = undefined;
+      const stopped = performance.now();
+      await stopRunning(current);
+      // The port is free once anvil has exited; should another process take it meanwhile,
+      // a few more tries, then the node is gone (its readers fail as with any dead node).
+      for (let attempt = 0; ; attempt++) {
+        try {
+          current = track(await spawnAnvil(opts, port, bin, chain));
+          break;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      return {
+        outageMs: Math.round(performance.now() - stopped),
+        replayed,
+        chainBytes: Buffer.byteLength(chain),
+      };
+    },
+    stop: () => stopRunning(current),
+  };
 }

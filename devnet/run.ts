@@ -29,6 +29,7 @@ import {
   SOURCE_DOMAIN,
   SolanaSim,
 } from './solana/sim.ts';
+import { stateTrim } from './state-trim.ts';
 
 export type DevnetChainEntry = z.input<typeof chainSchema>;
 export type DevnetVaultEntry = z.input<typeof vaultSchema>;
@@ -44,7 +45,9 @@ export interface Devnet {
   mintFlow: z.input<typeof mintFlowSchema>;
   addresses: DevnetAddresses;
   /** The nodes' own HOMEs (devnet/anvil.ts), where anvil would write the states it moves out of memory. */
-  anvilHomes: string[];
+  readonly anvilHomes: string[];
+  /** The anvil nodes, in `chains` order. */
+  nodes: AnvilNode[];
   /** The simulator's ground truth JSON (rewritten after the backfill and every live tick). */
   truthFile: string;
   simulator: Simulator;
@@ -105,17 +108,15 @@ const CHAIN_NAMES: Record<number, { name: string; key: string }> = {
 };
 
 /**
- * Block states each node keeps, in memory only (devnet/anvil.ts `keepStates`): the history's
- * blocks (about 11 a day, devnet/sim/chain.ts) and 600 more, about 30 minutes of live ticks
- * for the ingester to read the history at its blocks; past that only recent states are
- * needed (the ingester reads at its own position, a few blocks behind the head). Without a
- * bound anvil writes every state it moves out of memory to disk, about 270 KB a block: 2.4 GB
- * two minutes after a default start, 210 MB more a minute. Memory is not bounded by it: anvil
- * 1.7.1 copies all block hashes so far into each kept state, about 200 bytes x this bound per
- * block mined (README.md, the disk paragraph), so a node grows ~4.6 MB a minute live.
+ * Block states each node keeps at first, in memory only (devnet/anvil.ts `keepStates`): the
+ * history's blocks (about 11 a day, devnet/sim/chain.ts) and `historyStatesTicks` more (600:
+ * about 30 minutes of live ticks) for the ingester to read the history at its blocks; then
+ * the nodes restart keeping `liveStates` (devnet/state-trim.ts). Without a bound anvil writes
+ * every state it moves out of memory to disk, about 270 KB a block: 2.4 GB two minutes after
+ * a default start, 210 MB more a minute.
  */
-export function keptStates(settings: Pick<DevnetSettings, 'backfillDays'>): number {
-  return 12 * settings.backfillDays + 600;
+export function keptStates(settings: Pick<DevnetSettings, 'backfillDays' | 'historyStatesTicks'>): number {
+  return 12 * settings.backfillDays + settings.historyStatesTicks;
 }
 
 /** Starts the devnet described by `settings` and returns once the backfill is written and live ticks are scheduled. */
@@ -146,7 +147,14 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       nodes.map((n) => deployVaultSystem(n.rpcUrl, { vaults: specs, compiled })),
     );
     const addresses = deployed[0];
-    const simulator = await createSimulator({
+    const trim = stateTrim({
+      nodes,
+      historyStatesTicks: settings.historyStatesTicks,
+      liveStates: settings.liveStates,
+      reconnect: () => simulator.reconnect(),
+      log,
+    });
+    const simulator: Simulator = await createSimulator({
       chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })),
       addresses,
       specs,
@@ -159,9 +167,11 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       log,
       onDay: (day, days) => opts.onProgress?.({ phase: 'backfill', day, days }),
       solana,
+      afterTick: trim.afterTick,
     });
     await simulator.backfill();
-    if (settings.liveIntervalMs > 0) simulator.startLive(settings.liveIntervalMs);
+    await trim.start();
+    if (settings.liveIntervalMs > 0) simulator.startLive(settings.liveIntervalMs, settings.liveTicks);
     opts.onProgress?.({ phase: 'live', day: settings.backfillDays, days: settings.backfillDays });
     log.info(
       { chains: nodes.map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })), truthFile },
@@ -199,7 +209,10 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         relayerAddress: addresses.relayer,
       },
       addresses,
-      anvilHomes: nodes.map((n) => n.home),
+      get anvilHomes() {
+        return nodes.map((n) => n.home);
+      },
+      nodes,
       truthFile,
       simulator,
       async stop() {

@@ -59,6 +59,11 @@ export interface SimulatorOptions {
   onDay?: (day: number, days: number) => void;
   /** The Solana side: mint flows burn and mint there, and its holders trade the share. */
   solana?: SolanaSim;
+  /**
+   * Awaited at the end of each live tick, told the ticks so far: nothing is sent to the nodes
+   * meanwhile (devnet/run.ts restarts them there, devnet/state-trim.ts).
+   */
+  afterTick?: (ticks: number) => Promise<void>;
 }
 
 export interface Simulator {
@@ -67,8 +72,13 @@ export interface Simulator {
   backfill(): Promise<void>;
   /** One live round on every chain (the reorg happens on tick `reorgAtTick`). */
   tick(): Promise<void>;
-  /** Ticks every `intervalMs` until `stop()`; a failed tick is logged and the next one runs. */
-  startLive(intervalMs: number): void;
+  /**
+   * Ticks every `intervalMs` until `stop()`, or until `maxTicks` ticks in all (0: no end); a
+   * failed tick is logged and the next one runs.
+   */
+  startLive(intervalMs: number, maxTicks?: number): void;
+  /** New connections to the nodes, restarted on the same URLs (call between ticks). */
+  reconnect(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -270,6 +280,7 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       }),
     );
     truth.write(opts.truthFile);
+    await opts.afterTick?.(ticks);
   };
 
   return {
@@ -298,9 +309,9 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
       log.info({ days: opts.backfillDays, actions: truth.toJSON().actions }, 'devnet: backfill written');
     },
     tick,
-    startLive(intervalMs) {
+    startLive(intervalMs, maxTicks = 0) {
       const loop = () => {
-        if (stopped) return;
+        if (stopped || (maxTicks > 0 && ticks >= maxTicks)) return;
         running = tick()
           .catch((err: unknown) => log.error({ err: String(err) }, 'devnet: simulator tick failed'))
           .finally(() => {
@@ -308,6 +319,9 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
           });
       };
       timer = setTimeout(loop, intervalMs);
+    },
+    async reconnect() {
+      await Promise.all(contexts.map((ctx) => ctx.chain.reconnect()));
     },
     async stop() {
       stopped = true;

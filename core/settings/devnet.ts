@@ -16,10 +16,25 @@ export const devnetSchema = z
     backfillDays: z.number().int().min(0).max(365).default(45),
     /** Milliseconds between live simulator ticks (each tick acts on every chain); 0 = no live activity. */
     liveIntervalMs: z.number().int().min(0).default(3000),
+    /** Live ticks to run, then the chains stay still (the ground truth is final); 0 = until stopped. */
+    liveTicks: z.number().int().min(0).default(0),
     /** Live tick after which the primary chain reorgs once (snapshot, blocks, revert, other blocks); 0 = never. */
     reorgAtTick: z.number().int().min(0).default(5),
     /** Seconds the orphaned blocks stay the head before the reorg replaces them. */
     reorgHoldSeconds: z.number().int().min(0).max(600).default(8),
+    /**
+     * Live ticks for which each anvil node keeps the block states of the whole history (12 a
+     * backfill day, and these ticks' blocks: devnet/run.ts `keptStates`), so an ingester can
+     * read the history at its blocks; then the nodes restart keeping `liveStates`
+     * (devnet/state-trim.ts).
+     */
+    historyStatesTicks: z.number().int().min(0).default(600),
+    /**
+     * Block states each anvil node keeps after `historyStatesTicks` (an ingester may lag that
+     * many blocks behind the head); 0 = keep the history's bound and never restart. Each kept
+     * state grows with every block mined (anvil 1.7.1): fewer kept, slower growth.
+     */
+    liveStates: z.number().int().min(0).default(64),
     /** Seed of the simulator's random choices: the same seed gives the same history. */
     seed: z.number().int().default(1),
     /** Ground-truth JSON path; empty = `<dataDir>/devnet/ground-truth.json`. */

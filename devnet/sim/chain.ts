@@ -78,8 +78,8 @@ export async function waitMined(pub: PublicClient, hash: Hex, what: string): Pro
 const FEES = { gas: 1_500_000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 0n } as const;
 
 export class SimChain {
-  readonly pub: PublicClient;
-  readonly test: TestClient;
+  pub!: PublicClient;
+  test!: TestClient;
   private readonly nonces = new Map<Address, number>();
   /** Simulated Unix time of the next block, or undefined in live mode (the node's clock). */
   private nextTime: number | undefined;
@@ -94,11 +94,21 @@ export class SimChain {
     readonly rpcUrl: string,
     private readonly clock: () => number = Date.now,
   ) {
+    this.connect();
+  }
+
+  private connect(): void {
     // One WebSocket to the node: a request over it costs a fraction of an HTTP request's
     // client work, which bounded how fast history was written (most of the Node process's time).
-    const transport = webSocket(rpcUrl.replace(/^http/, 'ws'), { reconnect: false });
+    const transport = webSocket(this.rpcUrl.replace(/^http/, 'ws'), { reconnect: false });
     this.pub = createPublicClient({ transport }) as PublicClient;
     this.test = createTestClient({ mode: 'anvil', transport }) as unknown as TestClient;
+  }
+
+  /** A new connection, to a node restarted on the same URL (devnet/anvil.ts `refresh`). */
+  async reconnect(): Promise<void> {
+    await this.close();
+    this.connect();
   }
 
   /** The time of the next transaction: simulated while time-travelling, else the clock's. */

@@ -22,6 +22,7 @@ const SCRIPTS = [
   'startup',
   'live',
   'devnet-disk',
+  'anvil-memory',
   'pipeline-embedded',
   ...(KAFKA_PROBLEM ? [] : ['pipeline-kafka']),
   'evm-backfill',

@@ -10,7 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killServices, startService, waitDrained } from '../support/devnet-service.ts';
+import {
+  getJson,
+  holdersMatchTruth,
+  killServices,
+  startService,
+  waitDrained,
+} from '../support/devnet-service.ts';
 import * as T from '../support/devnet-truth.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-restart-'));
@@ -23,22 +29,6 @@ const WIPED = /"msg":"devnet: the data directory held a previous devnet's data/g
 /** Every token holder's summed balance, as text: what tells two simulated worlds apart. */
 const world = (t: T.GroundTruthJson) => [...T.tokenHolderBalances(t)].map(([k, v]) => `${k}=${v}`).join(',');
 const errorLines = (stderr: string) => stderr.split('\n').filter((l) => /"level":(50|60)/.test(l));
-
-async function holdersMatchTruth(svc: Awaited<ReturnType<typeof startService>>): Promise<void> {
-  const truth = T.readTruth(svc.truthFile);
-  const { data } = await getJson(svc, '/v1/vaults/holders?status=all');
-  for (const v of T.truthVaults(truth)) {
-    const e = data.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
-    expect(e, `vault ${v.slug}`).toBeDefined();
-    expect(e.totalHolders, `${v.slug} totalHolders`).toBe(T.holderCount(truth, v));
-    T.expectTopHolders(e.holders, T.chainBalances(truth, v), v.slug);
-  }
-  const details = (await getJson(svc, '/v1/vaults/details?status=all')).data;
-  for (const v of T.truthVaults(truth)) {
-    const d = details.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
-    T.expectClose(d.tvl, T.units(T.tvlRaw(truth, v), 2 * T.DECIMALS), `${v.slug} tvl`);
-  }
-}
 
 describe('vaultstream start twice on one data directory', () => {
   it('stops quietly on Ctrl-C, then starts over on a new devnet and serves its numbers', async () => {

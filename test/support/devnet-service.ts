@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { expect, vi } from 'vitest';
 import { ROOT } from './cli.ts';
+import * as T from './devnet-truth.ts';
 
 const children: ChildProcess[] = [];
 
@@ -148,4 +149,21 @@ export async function waitDrained(on: Service): Promise<void> {
     },
     { timeout: 90_000, interval: 300 },
   );
+}
+
+/** Every vault's holders (count and top balances, every chain) and TVL as the API serves them equal the ground truth's. */
+export async function holdersMatchTruth(svc: Service): Promise<void> {
+  const truth = T.readTruth(svc.truthFile);
+  const { data } = await getJson(svc, '/v1/vaults/holders?status=all');
+  for (const v of T.truthVaults(truth)) {
+    const e = data.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
+    expect(e, `vault ${v.slug}`).toBeDefined();
+    expect(e.totalHolders, `${v.slug} totalHolders`).toBe(T.holderCount(truth, v));
+    T.expectTopHolders(e.holders, T.chainBalances(truth, v), v.slug);
+  }
+  const details = (await getJson(svc, '/v1/vaults/details?status=all')).data;
+  for (const v of T.truthVaults(truth)) {
+    const d = details.find((x: { vaultAddress: string }) => T.lc(x.vaultAddress) === v.share);
+    T.expectClose(d.tvl, T.units(T.tvlRaw(truth, v), 2 * T.DECIMALS), `${v.slug} tvl`);
+  }
 }

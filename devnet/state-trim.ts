@@ -1,0 +1,65 @@
+/**
+ * The devnet's anvil nodes give up the history's block states once live (settings
+ * `devnet.historyStatesTicks`, `devnet.liveStates`). anvil 1.7.1 copies every block hash so
+ * far into each block state it keeps, so a node's memory grows by the kept states x ~100 bytes
+ * with every block mined (README.md, the disk and memory paragraph). The states of the whole
+ * history are kept at first (devnet/run.ts `keptStates`), for an ingester to read the history
+ * at its blocks; `--prune-history` cannot be changed on a running node, so after
+ * `historyStatesTicks` live ticks each node restarts keeping `liveStates` (devnet/anvil.ts
+ * `restart`): from a checkpoint of its chain taken `CARRIED` ticks before, the blocks since
+ * replayed, so that an ingester a few blocks behind still reads the states it needs.
+ */
+import type { Logger } from '../core/log.ts';
+import type { AnvilNode } from './anvil.ts';
+
+/**
+ * Blocks whose states a restart carries over (replayed): more than a live ingester lags
+ * (`ingest.live.maxLagSeconds`, 60 s, is 20 ticks of 3 s). Each carried state holds its own
+ * copy of the contracts' code (about 1 MB in memory) until newer blocks push it out.
+ */
+export const CARRIED = 32;
+
+export interface StateTrimOptions {
+  nodes: AnvilNode[];
+  historyStatesTicks: number;
+  liveStates: number;
+  /** Reconnects the simulator to the restarted nodes. */
+  reconnect: () => Promise<void>;
+  log: Logger;
+}
+
+export interface StateTrim {
+  /** Called once the backfill is written (tick 0). */
+  start(): Promise<void>;
+  /** Called at the end of every live tick (devnet/simulator.ts `afterTick`). */
+  afterTick(ticks: number): Promise<void>;
+}
+
+/** The nodes' checkpoint and restart at their ticks; a failure is logged and the nodes keep running as they are. */
+export function stateTrim(o: StateTrimOptions): StateTrim {
+  const checkpointAt = Math.max(0, o.historyStatesTicks - CARRIED);
+  let off = o.liveStates === 0;
+  const at = async (ticks: number) => {
+    if (off) return;
+    try {
+      if (ticks === checkpointAt) await Promise.all(o.nodes.map((n) => n.checkpoint()));
+      if (ticks !== o.historyStatesTicks) return;
+      off = true;
+      const done = await Promise.all(o.nodes.map((n) => n.restart(o.liveStates))).finally(o.reconnect);
+      o.log.info(
+        {
+          liveStates: o.liveStates,
+          nodes: done.map((d, i) => ({ chainId: o.nodes[i].chainId, ...d })),
+        },
+        'devnet: anvil nodes restarted keeping fewer block states',
+      );
+    } catch (err) {
+      off = true;
+      o.log.error(
+        { err: String(err) },
+        "devnet: could not restart the anvil nodes with fewer block states; they keep the history's (their memory grows faster)",
+      );
+    }
+  };
+  return { start: () => at(0), afterTick: at };
+}

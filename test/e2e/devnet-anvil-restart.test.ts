@@ -1,0 +1,102 @@
+/**
+ * `vaultstream start` while the devnet's anvil nodes restart keeping fewer block states
+ * (devnet/state-trim.ts, issue 24 item 2): live ticks go on, each node is down for a moment
+ * and comes back on the same port with the same chain. The ingester rides through on its
+ * retries: `/readyz` answers 200 at every poll, no chain sees a reorg or logs an error, and
+ * once the ticks end every vault's holders and TVL equal the ground truth (nothing lost or
+ * counted twice across the restart).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import {
+  getJson,
+  holdersMatchTruth,
+  killServices,
+  type Service,
+  startService,
+  stderrTail,
+  waitDrained,
+} from '../support/devnet-service.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-anvil-restart-'));
+afterAll(() => {
+  killServices();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const RESTARTED = /"msg":"devnet: anvil nodes restarted keeping fewer block states"/;
+/**
+ * The restart comes after the ingester has read the history (which needs the history's states):
+ * 60 ticks of 300 ms after the devnet is live, far past its readiness on a loaded machine.
+ */
+const HISTORY_TICKS = 60;
+const LIVE_TICKS = 80;
+
+/** The primary chain's head, once it has not moved for a while (the last tick is written). */
+async function stillHead(svc: Service): Promise<bigint> {
+  const client = [...svc.rpc.values()][0];
+  let last = -1n;
+  return vi.waitFor(
+    async () => {
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      const same = head === last;
+      last = head;
+      expect(same, `the chain to stand still; ${stderrTail(svc)}`).toBe(true);
+      return head;
+    },
+    { timeout: 120_000, interval: 2_000 },
+  );
+}
+
+describe('the devnet restarting its anvil nodes under a running service', () => {
+  it('serves throughout, sees no reorg and ends on the ground truth', async () => {
+    const svc = await startService(join(dir, 'data'), {
+      backfillDays: '2',
+      vaults: '2',
+      liveIntervalMs: '300',
+      liveTicks: String(LIVE_TICKS),
+      reorgAtTick: '0',
+      historyStatesTicks: String(HISTORY_TICKS),
+      liveStates: '16',
+    });
+    const polls: number[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        polls.push(
+          await fetch(`${svc.api}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        );
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    await vi.waitFor(() => expect(svc.log.stderr, stderrTail(svc)).toMatch(RESTARTED), {
+      timeout: 120_000,
+      interval: 500,
+    });
+    const restarted = JSON.parse(svc.log.stderr.split('\n').find((l) => RESTARTED.test(l)) as string);
+    expect(restarted.nodes).toHaveLength(svc.rpc.size);
+    await stillHead(svc);
+    await waitDrained(svc);
+    polling = false;
+    await poller;
+    expect(polls.length, 'readiness polls').toBeGreaterThan(20);
+    expect(
+      polls.filter((s) => s !== 200),
+      'readiness answers other than 200',
+    ).toEqual([]);
+    const status = await getJson(svc, '/status');
+    for (const p of status.ingest.evm) {
+      expect(p.phase, `chain ${p.chainId}`).toBe('live');
+      expect(p.reorgs, `chain ${p.chainId} reorgs`).toBe(0);
+    }
+    await holdersMatchTruth(svc);
+    expect(svc.log.stderr.split('\n').filter((l) => /"level":(50|60)/.test(l))).toEqual([]);
+    svc.child.kill('SIGINT');
+    expect(await svc.exited).toBe(0);
+  }, 400_000);
+});
