@@ -5,11 +5,12 @@
  * A dump (`anvil_dumpState`) holds every block, transaction and receipt (so the logs,
  * receipts and blocks of the whole history answer the same after a reload), the accounts at
  * the head and, when asked, the block states the node keeps in memory (so calls at those
- * blocks answer too). anvil serializes the kept states in its hash map's order and a node
- * loading them keeps the last ones it inserts, so the newest `keep` are chosen and ordered
- * here, oldest first. Each state carries a copy of every contract's code (about 180 KB here):
+ * blocks answer too). Each state carries a copy of every contract's code (about 180 KB here):
  * a dump of a node keeping 1,140 states is about 500 MB, so states are only ever dumped from
- * a node that keeps a few (devnet/anvil.ts).
+ * a node that keeps a few (devnet/anvil.ts `restart`), all of which a node loading them keeps
+ * (anvil serializes them in its hash map's order, and a node loading more than it keeps would
+ * keep the last inserted, not the newest). The dump stays bytes: the service's event loop
+ * parses none of it.
  *
  * A replay re-sends each block's signed transactions in their order and mines them at the
  * block's time: anvil's blocks are deterministic (the parent hash, the state, the
@@ -48,49 +49,13 @@ export async function call<T>(rpcUrl: string, method: string, params: unknown[])
   return a.result;
 }
 
-/** The hashes of blocks `from`..`to` (one JSON-RPC batch). */
-async function blockHashes(rpcUrl: string, from: number, to: number): Promise<string[]> {
-  if (to < from) return [];
-  const body = Array.from({ length: to - from + 1 }, (_, i) => ({
-    jsonrpc: '2.0',
-    id: i,
-    method: 'eth_getBlockByNumber',
-    params: [`0x${(from + i).toString(16)}`, false],
-  }));
-  const answers = await rpc<RpcAnswer<{ hash: string } | null>[]>(rpcUrl, body);
-  return answers
-    .sort((a, b) => (a.id ?? 0) - (b.id ?? 0))
-    .map((a, i) => {
-      if (!a.result) throw new VaultstreamError('INTERNAL', `anvil at ${rpcUrl}: no block ${from + i}`);
-      return a.result.hash;
-    });
-}
-
-/** What `anvil_dumpState` answers, as far as it is read here. */
-interface DumpedChain {
-  best_block_number: number;
-  historical_states?: [string, unknown][] | null;
-  [field: string]: unknown;
-}
-
 /**
- * The chain of the node at `rpcUrl` as `--load-state` JSON, with the states of its newest
- * `keep` blocks (those it holds). Nothing may be mined meanwhile: the caller pauses the
- * node's writers first.
+ * The chain of the node at `rpcUrl` as `--load-state` JSON, with the block states it keeps
+ * when `withStates`. Nothing may be mined meanwhile: the caller pauses the node's writers.
  */
-export async function dumpChain(rpcUrl: string, keep: number): Promise<string> {
-  const hex = await call<string>(rpcUrl, 'anvil_dumpState', [keep > 0]);
-  const chain = JSON.parse(
-    (await gunzipAsync(Buffer.from(hex.slice(2), 'hex'))).toString('utf8'),
-  ) as DumpedChain;
-  const head = Number(chain.best_block_number);
-  const newest = await blockHashes(rpcUrl, Math.max(0, head - keep + 1), head);
-  const held = new Map((chain.historical_states ?? []).map(([hash, state]) => [hash.toLowerCase(), state]));
-  chain.historical_states = newest.flatMap((h) => {
-    const state = held.get(h.toLowerCase());
-    return state === undefined ? [] : [[h, state] as [string, unknown]];
-  });
-  return JSON.stringify(chain);
+export async function dumpChain(rpcUrl: string, withStates: boolean): Promise<Buffer> {
+  const hex = await call<string>(rpcUrl, 'anvil_dumpState', [withStates]);
+  return gunzipAsync(Buffer.from(hex.slice(2), 'hex'));
 }
 
 /** The head's number and hash. */

@@ -90,8 +90,8 @@ export interface AnvilOptions {
    * (a few in memory, the rest written under HOME, up to 3,600 of them).
    */
   keepStates?: number;
-  /** A chain to start from (`anvil --load-state`, as devnet/anvil-state.ts writes it). */
-  chain?: string;
+  /** A chain to start from (`anvil --load-state`, as devnet/anvil-state.ts dumps it). */
+  chain?: Buffer;
 }
 
 export interface RestartResult {
@@ -289,7 +289,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
 
 function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): AnvilNode {
   let current = first;
-  let saved: { head: { number: number; hash: string }; chain: string } | undefined;
+  let saved: { head: { number: number; hash: string }; chain: Buffer } | undefined;
   const rpcUrl = `http://127.0.0.1:${port}`;
   return {
     rpcUrl,
@@ -302,7 +302,7 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
       return current.home;
     },
     async checkpoint() {
-      saved = { head: await headOf(rpcUrl), chain: await dumpChain(rpcUrl, 0) };
+      saved = { head: await headOf(rpcUrl), chain: await dumpChain(rpcUrl, false) };
     },
     async restart(keepStates) {
       if (!saved) throw new VaultstreamError('INTERNAL', `anvil ${rpcUrl}: restart without a checkpoint`);
@@ -313,10 +313,10 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
       const replica = await startAnvil({
         ...opts,
         port: undefined,
-        keepStates: Math.max(1, replayed),
+        keepStates: Math.max(1, Math.min(replayed, keepStates)),
         chain: saved.chain,
       });
-      let chain: string;
+      let chain: Buffer;
       try {
         await replayBlocks(rpcUrl, replica.rpcUrl, from + 1, head.number);
         const end = await headOf(replica.rpcUrl);
@@ -325,7 +325,7 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
             'INTERNAL',
             `anvil ${rpcUrl}: replayed block ${end.number} is ${end.hash}, not ${head.hash}; the node keeps running as it was`,
           );
-        chain = await dumpChain(replica.rpcUrl, Math.min(replayed, keepStates));
+        chain = await dumpChain(replica.rpcUrl, true);
       } finally {
         await replica.stop();
       }
