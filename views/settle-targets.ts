@@ -165,14 +165,15 @@ export const TARGETS: Target[] = [
     incremental: (store, from) => holderSinceSql(store, from(['transfers'])),
   },
   {
+    // Not the rates: holder_values joins vault_share_usd_current, which has a row for every
+    // registered vault with or without a rate, and the ranked balances do not use its value.
     table: 'metrics_top_holders',
     columns: ['vault', 'chain_id', 'holder', 'balance_raw', 'share_decimals', 'balance_e36', 'since'],
-    inputs: ['transfers', 'registry', 'rates'],
+    inputs: ['transfers', 'registry'],
     select: (db, f) =>
       `SELECT vault, chain_id, holder, balance_raw, share_decimals, balance_e36, since FROM ${db}.vault_top_holders
-       WHERE ${f(['transfers', 'registry', 'rates'])}`,
-    incremental: (store, from) =>
-      topHoldersSql(store.database, [...from(['transfers', 'registry', 'rates']).keys()]),
+       WHERE ${f(['transfers', 'registry'])}`,
+    incremental: (store, from) => topHoldersSql(store.database, [...from(['transfers', 'registry']).keys()]),
   },
   {
     table: 'metrics_pending_redemptions',

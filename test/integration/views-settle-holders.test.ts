@@ -5,8 +5,9 @@
  * the change moved exactly the days it should: a transfer retracted 10 days back changes the
  * counts from that day on and not before, a chain that arrives late adds holders to an old day, a
  * retraction that removes a holder's latest crossing gives back its first holderSince (from the
- * whole history), a replay changes nothing, and a settle cut short after the holder counts (a
- * crash) is completed by the next one after a restart.
+ * whole history), a replay changes nothing, a vault's first rate leaves its top holders as they
+ * were, and a settle cut short after the holder counts (a crash) is completed by the next one
+ * after a restart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,6 +160,27 @@ describe('the holder tables settled from the first changed day equal their views
     await settleAndCompare();
     expect(await ends(98866)).toEqual(once);
     expect(once.get(dayOf(TODAY - 3 * DAY))).toBe((once.get(dayOf(TODAY - 4 * DAY)) ?? 0) + 1);
+  });
+
+  it("a vault's first rate leaves its top holders as they were (the settle skips them on a rate)", async () => {
+    await store.insert('registry_raw', [registry('sb', [98866], '2026-01-03 00:00:00.000')]);
+    await store.insert('transfers_raw', [
+      { ...mint('sb', 98866, START + DAY, H(31), 1_000_000), from_address: ZERO },
+      { ...mint('sb', 98866, START + 2 * DAY, H(32), 2_000_000), from_address: ZERO },
+    ]);
+    await settleAndCompare();
+    const top = async () =>
+      (
+        await store.query<{ r: string }>(
+          `SELECT concat(holder, ':', toString(balance_raw), ':', toString(toUnixTimestamp(since))) AS r
+           FROM ${db}.metrics_top_holders FINAL WHERE vault = 'sb' ORDER BY r`,
+        )
+      ).map((x) => x.r);
+    const before = await top();
+    expect(before).toEqual([`${H(31)}:1000000:${START + DAY}`, `${H(32)}:2000000:${START + 2 * DAY}`]);
+    await store.insert('rates_raw', [rate('sb', 98866, TODAY - 600, 1_010_000)]);
+    await settleAndCompare();
+    expect(await top()).toEqual(before);
   });
 
   it('a settle cut short after the holder counts, then a restart: the next settle completes it', async () => {
