@@ -9,6 +9,7 @@ import type { Store } from '../../store/client.ts';
 import type { apyHistoryItem } from '../http/responses.ts';
 import { type DayRange, historyDays } from './history-days.ts';
 import { NULL_APY } from './history-types.ts';
+import { SHORT_READ } from './short-read.ts';
 import { isSettled, navApy, type VaultContext, vaultDay } from './vault-days.ts';
 
 export type ApyHistory = z.infer<typeof apyHistoryItem>;
@@ -42,7 +43,7 @@ export async function loadSourceErrors(
      FROM ${store.database}.source_errors
      WHERE vault IN {slugs:Array(String)} AND ts >= toDateTime({from:UInt32}) AND ts <= toDateTime({to:UInt32})
      ORDER BY ts DESC, source, operation
-     LIMIT {limit:UInt32} BY vault`,
+     LIMIT {limit:UInt32} BY vault ${SHORT_READ}`,
     { slugs, from, to, limit },
   );
   // Oldest first: a stable sort on the time keeps source and operation ascending among equals.

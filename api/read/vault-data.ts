@@ -11,6 +11,7 @@
  */
 import type { Store } from '../../store/client.ts';
 import type { ApyBlock } from './history-types.ts';
+import { SHORT_READ } from './short-read.ts';
 import { type DailyAsset, type LiquidPrices, liquidKey } from './vault-composition.ts';
 import { dateOf, dateSeconds, dayStart } from './vault-numbers.ts';
 
@@ -177,7 +178,7 @@ export async function loadVaultSeries(
      SELECT 'first', toString(vault), 0, min(day), 0, 0, 1, 0, 0, 0, NULL, NULL, NULL
      FROM ${db}.metrics_vault_daily FINAL
      WHERE vault IN {slugs:Array(String)} AND price_day = 1 AND day <= {today:Date} GROUP BY vault`
-     }`,
+     } ${SHORT_READ}`,
     params,
   );
   const nav = rows.filter((r) => r.kind === 'nav');
@@ -196,7 +197,7 @@ export async function loadVaultSeries(
         `SELECT toString(vault) AS vault, day, slug, usd_price_e18 AS price, apy7d_e18 AS apy7d,
            apy30d_e18 AS apy30d, weight_e18 AS weight
          FROM ${db}.metrics_assets_daily FINAL WHERE ${where}
-         ORDER BY vault, day, position`,
+         ORDER BY vault, day, position ${SHORT_READ}`,
         params,
       )
     : [];

@@ -6,6 +6,7 @@
  */
 import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';
+import { SHORT_READ } from './short-read.ts';
 
 /** Open redemption requests of a vault: shares (e18 tokens) and their USD value (e18). */
 export interface PendingRedemptions {
@@ -66,7 +67,7 @@ export async function loadFlows(
 ): Promise<VaultFlows> {
   const db = store.database;
   const rows = await store.query<{ vault: string; kind: 'volume' | 'pending'; a: string; b: string }>(
-    pending ? `${volumeSql(db)} UNION ALL ${pendingSql(db)}` : volumeSql(db),
+    `${pending ? `${volumeSql(db)} UNION ALL ${pendingSql(db)}` : volumeSql(db)} ${SHORT_READ}`,
     {
       slugs: vaults.map((v) => v.slug),
       prices: vaults.map((v) => v.baseAssetUsdPrice),

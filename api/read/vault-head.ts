@@ -12,6 +12,7 @@ import type { VaultStatus } from '../http/params.ts';
 import { NULL_APY } from './history-types.ts';
 import type { VaultPrice } from './prices.ts';
 import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf } from './registry.ts';
+import { SHORT_READ } from './short-read.ts';
 import type { LoadedContexts } from './vault-context.ts';
 import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
 import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
@@ -81,7 +82,7 @@ export async function loadHeads(
   const where = 'slug' in which ? 'vault = {slug:String}' : 'status IN {statuses:Array(String)}';
   const rows = await store.query<HeadRow & Partial<HeadNumbers>>(
     `SELECT ${HEAD_COLUMNS}${opts.numbers ? `, ${NUMBER_COLUMNS}` : ''}
-     FROM ${store.database}.metrics_vault_head FINAL WHERE ${where}`,
+     FROM ${store.database}.metrics_vault_head FINAL WHERE ${where} ${SHORT_READ}`,
     which,
   );
   // Ordered here: an ORDER BY costs the statement more than this sort of a few rows.
