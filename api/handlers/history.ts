@@ -42,8 +42,8 @@ export const historyHandlers: HandlerMap = {
     });
   },
 
-  // SQL: as above, and views/plain/source_errors.sql (api/read/history-apy.ts;
-  // docs/queries/api-apy-history.sql).
+  // SQL: as above, and views/plain/source_errors.sql (read as its table, source_errors_raw FINAL;
+  // api/read/history-apy.ts; docs/queries/api-apy-history.sql).
   'GET /vaults/apy-history': async (ctx, deps) => {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
