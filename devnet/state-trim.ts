@@ -6,18 +6,14 @@
  * history are kept at first (devnet/run.ts `keptStates`), for an ingester to read the history
  * at its blocks; `--prune-history` cannot be changed on a running node, so after
  * `historyStatesTicks` live ticks each node restarts keeping `liveStates` (devnet/anvil.ts
- * `restart`): from a checkpoint of its chain taken `CARRIED` ticks before, the blocks since
- * replayed, so that an ingester a few blocks behind still reads the states it needs.
+ * `restart`): from a checkpoint of its chain taken `liveStates` ticks before, the blocks since
+ * replayed, so that the restarted node holds the states a node keeping `liveStates` would: an
+ * ingester up to that many blocks behind still reads the states it needs. Each carried state
+ * holds its own copy of the contracts' code (about 1 MB in memory) until newer blocks push it
+ * out.
  */
 import type { Logger } from '../core/log.ts';
 import type { AnvilNode } from './anvil.ts';
-
-/**
- * Blocks whose states a restart carries over (replayed): more than a live ingester lags
- * (`ingest.live.maxLagSeconds`, 60 s, is 20 ticks of 3 s). Each carried state holds its own
- * copy of the contracts' code (about 1 MB in memory) until newer blocks push it out.
- */
-export const CARRIED = 32;
 
 export interface StateTrimOptions {
   nodes: AnvilNode[];
@@ -37,7 +33,7 @@ export interface StateTrim {
 
 /** The nodes' checkpoint and restart at their ticks; a failure is logged and the nodes keep running as they are. */
 export function stateTrim(o: StateTrimOptions): StateTrim {
-  const checkpointAt = Math.max(0, o.historyStatesTicks - CARRIED);
+  const checkpointAt = Math.max(0, o.historyStatesTicks - o.liveStates);
   let off = o.liveStates === 0;
   const at = async (ticks: number) => {
     if (off) return;
