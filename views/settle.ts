@@ -135,24 +135,6 @@ async function dirtyVaults(store: Store, since: string): Promise<{ dirty: Dirty;
   return { dirty, seen };
 }
 
-/** The Filter over `dirty`: per vault, from its first day dirty for one of the inputs. */
-function filterOf(dirty: Dirty): Filter {
-  return (inputs, day) => {
-    const from = new Map<string, string>();
-    for (const [vault, m] of dirty)
-      for (const i of inputs) {
-        const d = m.get(i);
-        const f = from.get(vault);
-        if (d !== undefined && (f === undefined || d < f)) from.set(vault, d);
-      }
-    if (!from.size) return null;
-    const list = `[${[...from.keys()].map(quote).join(', ')}]`;
-    if (!day) return `vault IN ${list}`;
-    const froms = `[${[...from.values()].map((d) => `toDate(${quote(d)})`).join(', ')}]`;
-    return `vault IN ${list} AND ${day} >= ${froms}[indexOf(${list}, vault)]`;
-  };
-}
-
 /** The Froms over `dirty`: per vault, its first day dirty for one of the inputs. */
 function fromsOf(dirty: Dirty): Froms {
   return (inputs) => {
@@ -164,6 +146,19 @@ function fromsOf(dirty: Dirty): Froms {
         if (d !== undefined && (f === undefined || d < f)) from.set(vault, d);
       }
     return from;
+  };
+}
+
+/** The Filter over `dirty`: per vault, from its first day dirty for one of the inputs. */
+function filterOf(dirty: Dirty): Filter {
+  const froms = fromsOf(dirty);
+  return (inputs, day) => {
+    const from = froms(inputs);
+    if (!from.size) return null;
+    const list = `[${[...from.keys()].map(quote).join(', ')}]`;
+    if (!day) return `vault IN ${list}`;
+    const days = `[${[...from.values()].map((d) => `toDate(${quote(d)})`).join(', ')}]`;
+    return `vault IN ${list} AND ${day} >= ${days}[indexOf(${list}, vault)]`;
   };
 }
 
