@@ -24,7 +24,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { numberToHex } from 'viem';
-import { type SparseChain, startSparseChain } from '../devnet/sparse-chain.ts';
+import { type SparseChain, sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
 import { topicsOf } from '../ingest/evm/decode.ts';
 import { MAPPED_EVENTS } from '../ingest/evm/map.ts';
 import { peakRssMb, sum, tree } from './proc-tree.ts';
@@ -120,17 +120,7 @@ async function run(blocks: number, logTimestamps = true): Promise<Run> {
             maxBlockRange: 1_000_000_000,
           },
         ],
-        vaults: [
-          {
-            slug: 'sparse',
-            name: 'Sparse',
-            symbol: 'SPARSE',
-            decimals: 6,
-            vaultAddress: chain.token,
-            accountantAddress: `0x${'0'.repeat(36)}acc0`,
-            chainIds: [42161],
-          },
-        ],
+        vaults: [sparseVaultConfig(chain.token)],
       }),
     );
     const started = performance.now();

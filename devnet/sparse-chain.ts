@@ -61,6 +61,19 @@ export interface SparseChain {
   stop(): Promise<void>;
 }
 
+/** The `vaults[]` entry (core/config.ts) of a sparse chain's token on chain 42161, as the bench and tests configure it. */
+export function sparseVaultConfig(token: Hex) {
+  return {
+    slug: 'sparse',
+    name: 'Sparse',
+    symbol: 'SPARSE',
+    decimals: 6,
+    vaultAddress: token,
+    accountantAddress: `0x${'0'.repeat(36)}acc0`,
+    chainIds: [42161],
+  };
+}
+
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
 const MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';
 const word = (hex: string) => `0x${hex.padStart(64, '0')}`;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
-import { startSparseChain } from '../../devnet/sparse-chain.ts';
+import { sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { openBus, readFamily } from './evm-support.ts';
@@ -27,17 +27,7 @@ describe('EVM ingest, startAfter', () => {
         dataDir,
         devnet: { enabled: false },
         chains: [{ chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0 }],
-        vaults: [
-          {
-            slug: 'sparse',
-            name: 'Sparse',
-            symbol: 'SPARSE',
-            decimals: 6,
-            vaultAddress: chain.token,
-            accountantAddress: `0x${'0'.repeat(36)}acc0`,
-            chainIds: [42161],
-          },
-        ],
+        vaults: [sparseVaultConfig(chain.token)],
       });
       const bus = await openBus(join(dataDir, 'bus'));
       let go = () => {};
