@@ -44,13 +44,15 @@ function echo(e: Endpoint) {
   };
 }
 
-/** The probe routes: a slow counted load (`fail` throws), a large body, and one throw per error kind. */
+/** The probe routes: a slow counted load (`fail` throws, `ms` its duration), a large body, and one throw per error kind. */
 function probes(router: Router, kit: HttpKit, loads: Map<string, number>, version: () => number): void {
   router.get('/v1/test/slow', async (ctx) => {
     const id = String(ctx.query.id ?? '');
     await kit.respond(ctx, async () => {
       loads.set(id, (loads.get(id) ?? 0) + 1);
-      await sleep(50);
+      // `ms`: how long the load takes (default 50), long enough for a test's concurrent requests
+      // to all arrive while it runs, even on a loaded machine.
+      await sleep(Number(ctx.query.ms ?? 50));
       if (id === 'fail') throw new VaultstreamError('STORE_UNAVAILABLE', 'store down');
       return { body: { data: { id, version: version() } }, watermark: 1_714_564_800 };
     });

@@ -60,8 +60,9 @@ describe('cache key = the validated query', () => {
 
 describe('uncached work per client is bounded', () => {
   it('at most maxUncachedPerClient loads at once per client; the rest 429 with Retry-After', async () => {
+    // Each load lasts 2 s, so all six are in flight together however slowly the machine sends them.
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => getJson(`${bounded.url}/v1/test/slow?id=u${i}`)),
+      Array.from({ length: 6 }, (_, i) => getJson(`${bounded.url}/v1/test/slow?id=u${i}&ms=2000`)),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
