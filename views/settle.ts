@@ -202,10 +202,12 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
       const t0 = performance.now();
       const select = t.incremental ? await t.incremental(store, froms) : t.select(db, f);
       const cols = t.columns.join(', ');
-      // At the engine's background priority (chDB: after every waiting consumer and API query),
-      // so the settle never delays an insert or an answer on a live chain.
+      // `background`: on the analysts' connection (store/client.ts), outside the lock of the
+      // service's own, so the settle never waits for nor delays an insert or an answer. On one
+      // thread: on a live chain a settle runs every second, and at the engine's default (a thread
+      // per core) it took the core the API's event loop runs on (bench/live.ts).
       await store.queryRaw(
-        `INSERT INTO ${db}.${t.table} (${cols}, version, deleted)
+        `INSERT INTO ${db}.${t.table} (${cols}, version, deleted) SETTINGS max_threads = 1
          SELECT ${cols}, toUInt64(${version + 1n}), toUInt8(0) FROM (${select})
          UNION ALL
          SELECT ${cols}, toUInt64(${version}), toUInt8(1) FROM ${db}.${t.table} FINAL WHERE ${filter}`,
