@@ -5,9 +5,21 @@
  * accepted.
  */
 import type { Context } from 'koa';
-import { type CacheEntry, type LoadResult, normalizeQuery, type ResponseCache } from './cache.ts';
+import type { CacheEntry, LoadResult, ResponseCache } from './cache.ts';
 import { etagMatches, pickEncoding } from './encoding.ts';
 import { QUERY_KEY } from './params.ts';
+
+/** Sorts a query string's parameters by name (keeping the order of repeated ones) so equal queries share a key. */
+export function normalizeQuery(querystring: string): string {
+  if (!querystring) return '';
+  return querystring
+    .split('&')
+    .filter(Boolean)
+    .map((part, i) => ({ name: part.split('=', 1)[0], part, i }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
+    .map((p) => p.part)
+    .join('&');
+}
 
 export interface RespondOptions {
   maxAgeSeconds?: number;

@@ -112,18 +112,6 @@ export function toEntry(result: LoadResult, expiresAt: number): CacheEntry {
   };
 }
 
-/** Sorts a query string's parameters by name (keeping the order of repeated ones) so equal queries share a key. */
-export function normalizeQuery(querystring: string): string {
-  if (!querystring) return '';
-  return querystring
-    .split('&')
-    .filter(Boolean)
-    .map((part, i) => ({ name: part.split('=', 1)[0], part, i }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
-    .map((p) => p.part)
-    .join('&');
-}
-
 /** Superseded versions remembered with the last time each was seen current. */
 const VERSIONS_KEPT = 64;
 

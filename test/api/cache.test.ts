@@ -1,13 +1,8 @@
 import { request } from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  type CacheEntry,
-  etagMatches,
-  normalizeQuery,
-  pickEncoding,
-  ResponseCache,
-} from '../../api/http/cache.ts';
+import { type CacheEntry, etagMatches, pickEncoding, ResponseCache } from '../../api/http/cache.ts';
+import { normalizeQuery } from '../../api/http/cache-respond.ts';
 import { toCsv } from '../../api/http/csv.ts';
 import { getJson, startTestApp, type TestApp, WATERMARK } from './app.ts';
 
