@@ -11,35 +11,14 @@
  * and block of the history, the same hashes), calls still answer at recent blocks and the
  * bound of `liveStates` holds.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../core/config.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { anvilAccount } from '../../devnet/anvil.ts';
-import { type Devnet, startDevnet } from '../../devnet/run.ts';
+import { tickedDevnet } from '../support/ticked-devnet.ts';
 
 const BOUND_MB = 250;
-const dir = mkdtempSync(join(tmpdir(), 'vs-anvil-memory-'));
-const settings = parseConfig({
-  devnet: {
-    enabled: true,
-    chainIds: [98866],
-    vaults: 2,
-    backfillDays: 2,
-    liveIntervalMs: 0,
-    reorgAtTick: 0,
-    historyStatesTicks: 10,
-  },
-}).devnet;
-let devnet: Devnet;
-beforeAll(async () => {
-  devnet = await startDevnet({ settings, dataDir: dir });
-}, 300_000);
-afterAll(async () => {
-  await devnet?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = tickedDevnet('vs-anvil-memory-', { chainIds: [98866], historyStatesTicks: 10 });
+const { settings } = suite;
 
 /** Resident memory (MB) of the anvil process whose HOME is `home` (the node's own, devnet/anvil.ts). */
 function anvilRssMb(home: string): number {
@@ -58,7 +37,7 @@ function anvilRssMb(home: string): number {
 }
 
 async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  const url = devnet.chains[0].rpcUrls?.[0] as string;
+  const url = suite.devnet.chains[0].rpcUrls?.[0] as string;
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -73,7 +52,7 @@ const balanceAt = (n: number) => rpc<string>('eth_getBalance', [anvilAccount(5).
 
 describe('anvil memory on a long-running devnet', () => {
   it('restarts the node keeping fewer states, keeps the chain exact, and stays under the bound', async () => {
-    for (let t = 1; t < settings.historyStatesTicks; t++) await devnet.simulator.tick();
+    for (let t = 1; t < settings.historyStatesTicks; t++) await suite.devnet.simulator.tick();
     const head = Number(await rpc<string>('eth_blockNumber'));
     // What an ingester reads: every log, blocks (hashes, times, transactions) and receipts.
     const chain = async () => {
@@ -90,9 +69,9 @@ describe('anvil memory on a long-running devnet', () => {
     };
     const before = await chain();
     expect(before.logs, 'logs of the history').toBeGreaterThan(100);
-    const home = devnet.anvilHomes[0];
-    await devnet.simulator.tick(); // the restart's tick
-    expect(devnet.anvilHomes[0], 'a new anvil process').not.toBe(home);
+    const home = suite.devnet.anvilHomes[0];
+    await suite.devnet.simulator.tick(); // the restart's tick
+    expect(suite.devnet.anvilHomes[0], 'a new anvil process').not.toBe(home);
     expect((await chain()).text, 'the chain read again after the restart').toBe(before.text);
     // The states of the blocks replayed before the restart came along.
     expect(BigInt(await balanceAt(head - 5))).toBeGreaterThan(0n);
@@ -100,9 +79,9 @@ describe('anvil memory on a long-running devnet', () => {
     const samples: number[] = [];
     for (let round = 0; round < 8; round++) {
       await rpc('anvil_mine', [hex(1_000)]);
-      await devnet.simulator.tick();
-      await devnet.simulator.tick();
-      samples.push(anvilRssMb(devnet.anvilHomes[0]));
+      await suite.devnet.simulator.tick();
+      await suite.devnet.simulator.tick();
+      samples.push(anvilRssMb(suite.devnet.anvilHomes[0]));
     }
     const now = Number(await rpc<string>('eth_blockNumber'));
     expect(now - head, 'blocks mined').toBeGreaterThan(8_000);

@@ -6,41 +6,21 @@
  * recent states still answer calls, and the oldest are gone (the bound holds).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../core/config.ts';
+import { describe, expect, it } from 'vitest';
 import { anvilAccount } from '../../devnet/anvil.ts';
-import { type Devnet, keptStates, startDevnet } from '../../devnet/run.ts';
+import { keptStates } from '../../devnet/run.ts';
+import { tickedDevnet } from '../support/ticked-devnet.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'vs-devnet-disk-'));
-const settings = parseConfig({
-  devnet: {
-    enabled: true,
-    chainIds: [98866, 1],
-    vaults: 2,
-    backfillDays: 2,
-    liveIntervalMs: 0,
-    reorgAtTick: 0,
-  },
-}).devnet;
-let devnet: Devnet;
-beforeAll(async () => {
-  devnet = await startDevnet({ settings, dataDir: dir });
-}, 300_000);
-afterAll(async () => {
-  await devnet?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = tickedDevnet('vs-devnet-disk-', { chainIds: [98866, 1] });
+const { settings } = suite;
 
 const kib = (path: string) => Number(execFileSync('du', ['-sk', path], { encoding: 'utf8' }).split('\t')[0]);
 
 describe('devnet disk use', () => {
   it('keeps its nodes’ states within the bound, none on disk, after many blocks and live ticks', async () => {
     const keep = keptStates(settings);
-    const clients = devnet.chains.map(
+    const clients = suite.devnet.chains.map(
       (c) => createPublicClient({ transport: http(c.rpcUrls?.[0], { timeout: 300_000 }) }) as PublicClient,
     );
     // Twice the bound in blocks, live ticks (real transactions, new states) in between.
@@ -53,15 +33,16 @@ describe('devnet disk use', () => {
           }),
         ),
       );
-      for (let t = 0; t < 3; t++) await devnet.simulator.tick();
+      for (let t = 0; t < 3; t++) await suite.devnet.simulator.tick();
     }
     for (const [i, c] of clients.entries()) {
       const head = await c.getBlockNumber();
       expect(head, 'blocks mined').toBeGreaterThan(BigInt(2 * keep));
       // Nothing of the node's states on disk: its HOME holds at most anvil's few small files.
-      expect(kib(devnet.anvilHomes[i]), `anvil home of chain ${devnet.chains[i].chainId} (KiB)`).toBeLessThan(
-        256,
-      );
+      expect(
+        kib(suite.devnet.anvilHomes[i]),
+        `anvil home of chain ${suite.devnet.chains[i].chainId} (KiB)`,
+      ).toBeLessThan(256);
       // A read at a block needs that block's state.
       const at = (n: bigint) => c.getBalance({ address: anvilAccount(5).address, blockNumber: n });
       expect(await at(head - 100n), 'a recent state answers').toBeGreaterThan(0n);
