@@ -221,7 +221,9 @@ async function storedVersion(store: Store, log: Logger): Promise<() => string> {
  * Catches the first SIGINT/SIGTERM from the moment a long-running command starts: a signal during
  * start-up (the devnet writing its history, migrations) then stops the process cleanly once it is
  * up, instead of Node's default handler killing it midway (children left running, exit by
- * signal). A second signal is Node's again: it kills at once.
+ * signal). A signal within a second of the first is the same request delivered twice: Ctrl-C on
+ * `npm start` reaches this process from the terminal and again from npm, which forwards it. A
+ * signal after that is Node's again: it kills at once.
  */
 export function catchStopSignal(log: Logger): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -229,6 +231,13 @@ export function catchStopSignal(log: Logger): Promise<void> {
       log.info({ signal: sig }, 'stopping: draining the batch in flight');
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      const duplicate = () => {};
+      process.on('SIGINT', duplicate);
+      process.on('SIGTERM', duplicate);
+      setTimeout(() => {
+        process.off('SIGINT', duplicate);
+        process.off('SIGTERM', duplicate);
+      }, 1_000).unref();
       resolve();
     };
     process.on('SIGINT', onSignal);

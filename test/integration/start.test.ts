@@ -99,6 +99,29 @@ describe('vaultstream start (embedded)', () => {
     expectCleanShutdown(log, join(dir, 'data'));
   });
 
+  it('Ctrl-C on npm start (the signal twice at once: from the terminal, then forwarded by npm) still drains cleanly', async () => {
+    const data = join(dir, 'twice');
+    const proc = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV, VAULTSTREAM_DATA_DIR: data },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    others.push(proc);
+    let log = '';
+    proc.stderr!.on('data', (d) => (log += d));
+    const url = await apiUrl(() => log);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    proc.kill('SIGINT');
+    // npm's copy arrives once this process has taken the terminal's (two signals sent at once
+    // are one pending signal to the kernel).
+    await vi.waitFor(() => expect(log).toMatch(/"msg":"stopping/), { timeout: 5_000, interval: 5 });
+    proc.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(log).toMatch(/"msg":"stopped"/);
+    expectCleanShutdown(log, data);
+  });
+
   it('restarts right after a SIGKILL: the killed owner, still a zombie, does not hold the data directory', async () => {
     const data = join(dir, 'killed');
     // The shell starts vaultstream and then becomes a sleep that never reaps it, so the
