@@ -1,5 +1,14 @@
 /**
- * The data version of an API process that runs without the consumers (the API-only
+ * The data version the API keys its response cache by.
+ *
+ * `pacedVersion`: the API in the consumers' process. The consumers count every landed batch
+ * and the settle every rewrite of the metrics tables; on a live chain that is several times a
+ * second, and each new version costs every hot endpoint one recompute on the event loop the
+ * requests are answered on. The version the API sees moves on at most once per interval
+ * (`api.cache.versionIntervalMs`), to the newest one then: new data is at most that much later
+ * to show, and the answers say which data they reflect (`X-Data-Watermark`).
+ *
+ * `storedDataVersion`: an API process that runs without the consumers (the API-only
  * role): read from the store, so the response cache is keyed by what was stored and
  * not by a clock. It is the active parts of the database's tables (count, rows and
  * newest modification time): every insert the consumers land adds a part, so it
@@ -59,5 +68,29 @@ export function storedDataVersion(
       return version;
     },
     refresh,
+  };
+}
+
+/**
+ * `source` (the in-process version: batches landed, metrics settled), moved on at most once
+ * per `intervalMs`: a change is shown at once when the last one shown is at least that old,
+ * else at the first read once it is.
+ */
+export function pacedVersion(
+  source: () => string,
+  opts: { intervalMs: number; clock?: () => number },
+): () => string {
+  const clock = opts.clock ?? Date.now;
+  let shown = source();
+  let shownAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const v = source();
+    if (v === shown) return shown;
+    const now = clock();
+    if (now - shownAt >= opts.intervalMs) {
+      shown = v;
+      shownAt = now;
+    }
+    return shown;
   };
 }

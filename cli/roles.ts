@@ -151,22 +151,24 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   }
   let stopApi = async () => {};
   if (store && roles.includes('api')) {
-    const [{ createApp, listen, closeServer }, { Readiness }] = await Promise.all([
+    const [{ createApp, listen, closeServer }, { Readiness }, { pacedVersion }] = await Promise.all([
       import('../api/server.ts'),
       import('../api/readiness.ts'),
+      import('../api/data-version.ts'),
     ]);
     const processor = running.processor;
     const settler = running.settler;
     const app = createApp({
       store,
       config: cfg,
-      // In one process the consumers bump the version as batches land; a lone API role reads the
-      // stored data version (api/data-version.ts), at most once a second.
-      // stored data version (api/data-version.ts), at most once a second. A settle of the metrics
-      // tables is a new version too.
+      // In one process the consumers bump the version as batches land, and a settle of the metrics
+      // tables is a new version too; a lone API role reads the stored data version. Either moves on
+      // at most once per api.cache.versionIntervalMs (api/data-version.ts).
       dataVersion: processor
-        ? () => `${processor.dataVersion}.${settler?.version ?? 0}`
-        : await storedVersion(store, log),
+        ? pacedVersion(() => `${processor.dataVersion}.${settler?.version ?? 0}`, {
+            intervalMs: cfg.api.cache.versionIntervalMs,
+          })
+        : await storedVersion(store, cfg.api.cache.versionIntervalMs, log),
       log,
       readiness: new Readiness({
         store,
@@ -210,9 +212,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
 }
 
 /** The API-only role's data version, read from the store (first read done before serving). */
-async function storedVersion(store: Store, log: Logger): Promise<() => string> {
+async function storedVersion(store: Store, minIntervalMs: number, log: Logger): Promise<() => string> {
   const { storedDataVersion } = await import('../api/data-version.ts');
-  const v = storedDataVersion(store, { log });
+  const v = storedDataVersion(store, { log, minIntervalMs });
   await v.refresh();
   return () => v.current();
 }

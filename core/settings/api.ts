@@ -31,6 +31,12 @@ export const apiSchema = z
          * current (ms): the bound on an answer's staleness. 0: a new version's requests wait.
          */
         maxStaleMs: z.number().int().min(0).max(600_000).default(2000),
+        /**
+         * New data becomes visible to the API at most this often (ms): each new data version costs
+         * every hot endpoint one recompute, and on a live chain batches land several times a second.
+         * 0: every landed batch at once (api/data-version.ts).
+         */
+        versionIntervalMs: z.number().int().min(0).max(60_000).default(1000),
         /** Bodies smaller than this are sent uncompressed. */
         compressMinBytes: z.number().int().min(0).default(1024),
         /** Cache misses (store loads) one client may have running at once; more are a 429. */

@@ -7,7 +7,7 @@
  * `vaultstream_api_cache_loads_total`).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type StoredDataVersion, storedDataVersion } from '../../api/data-version.ts';
+import { pacedVersion, type StoredDataVersion, storedDataVersion } from '../../api/data-version.ts';
 import { ResponseCache } from '../../api/http/cache.ts';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
 import { blocks, MAINNET, NOW, SLUG, vaultScenarioLines } from '../support/vault-scenario.ts';
@@ -114,6 +114,35 @@ describe('the stored data version', () => {
     await api.store.command(`INSERT INTO ${db}.token_holders_snapshot_00000000000000ff VALUES (1)`);
     expect(await version.refresh()).toBe(before);
     await api.store.command(`DROP TABLE ${db}.token_holders_snapshot_00000000000000ff`);
+  });
+});
+
+describe('the in-process data version, paced', () => {
+  it('shows a change at once after a quiet interval, then at most one change per interval, the newest one', () => {
+    let source = 1;
+    let t = 10_000;
+    const version = pacedVersion(() => String(source), { intervalMs: 1000, clock: () => t });
+    expect(version()).toBe('1');
+    source = 2; // the first change after a quiet spell: shown at once
+    expect(version()).toBe('2');
+    t += 300;
+    source = 3;
+    expect(version()).toBe('2');
+    t += 400;
+    source = 4;
+    expect(version()).toBe('2');
+    t += 300; // 1000 ms since '2' was shown: the newest version, skipping '3'
+    expect(version()).toBe('4');
+    t += 5000;
+    expect(version()).toBe('4'); // nothing new: nothing moves
+    source = 5;
+    expect(version()).toBe('5');
+  });
+
+  it('with interval 0 every change shows at once', () => {
+    let source = 1;
+    const version = pacedVersion(() => String(source), { intervalMs: 0, clock: () => 0 });
+    for (source = 1; source < 5; source++) expect(version()).toBe(String(source));
   });
 });
 
