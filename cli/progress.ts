@@ -18,6 +18,8 @@ export interface ChainProgressLike {
   blocksPerSecond: number;
   eventsPublished: number;
   etaSeconds: number | null;
+  /** Wall-clock ms when this process first had every block up to the head ingested. */
+  firstCaughtUpAt?: number;
 }
 
 /** The devnet's progress as `startDevnet`'s `onProgress` reports it. */
@@ -203,6 +205,8 @@ export function startProgress(opts: ProgressOptions): ProgressDisplay {
         eventsPerSecond: Math.round(eps),
         events: c.eventsPublished,
         etaSeconds: c.etaSeconds,
+        // The line comes at the next tick; this is when the backfill ended (the sparse bench's end).
+        ...(c.firstCaughtUpAt === undefined ? {} : { firstCaughtUpAt: c.firstCaughtUpAt }),
       };
       // Only the initial backfill: once live, a chain is briefly behind at every new block.
       if (wasLive.has(c.chainId)) continue;

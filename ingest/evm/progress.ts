@@ -39,6 +39,8 @@ export interface ChainProgress {
   lastError: string;
   /** Why the chain stopped (`phase: 'stopped'`), else absent. */
   stoppedReason?: string;
+  /** Clock ms (wall clock) when this process first had every block up to the head ingested (published). */
+  firstCaughtUpAt?: number;
 }
 
 export class ProgressMeter {
@@ -54,6 +56,8 @@ export class ProgressMeter {
   private stoppedReason: string | undefined;
   /** When a round last ended with every block up to the head read (undefined: not yet). */
   private caughtUpAt: number | undefined;
+  /** The first such time. */
+  private firstCaughtUpAt: number | undefined;
 
   constructor(
     private readonly chain: ChainConfig,
@@ -79,7 +83,10 @@ export class ProgressMeter {
       this.retracted += r.retracted;
     }
     if (r.blocks) this.rate = this.rate ? 0.7 * this.rate + 0.3 * (r.blocks / dt) : r.blocks / dt;
-    if (this.follower.head >= 0 && this.follower.next > this.follower.head) this.caughtUpAt = now;
+    if (this.follower.head >= 0 && this.follower.next > this.follower.head) {
+      this.caughtUpAt = now;
+      this.firstCaughtUpAt ??= now;
+    }
   }
 
   failed(err: unknown): void {
@@ -128,6 +135,7 @@ export class ProgressMeter {
       unpublished: Object.fromEntries(this.follower.unpublished),
       lastError: this.lastError,
       ...(this.stoppedReason ? { stoppedReason: this.stoppedReason } : {}),
+      ...(this.firstCaughtUpAt === undefined ? {} : { firstCaughtUpAt: this.firstCaughtUpAt }),
     };
   }
 }
