@@ -5,36 +5,36 @@
  * atomically). The ingested blocks whose headers were read within `reorgWindow` of the newest
  * stay in the checkpoint's `tip` with their hashes and the records published for them (every
  * block of the window below the head is read; deeper, only the blocks the range needed). A
- * range whose first parent hash is not the tip's last hash, or a tip block no longer
- * canonical, is a reorg: the tip's hashes are
- * compared with the chain's canonical ones to find the true common ancestor (the
- * newest tip block still canonical), every record and header published above it is
- * published again with `removed: true` (newest first), and ingestion resumes at the
- * ancestor + 1, reading the canonical branch. A reorg below the whole window cannot
- * be retracted exactly: the follower stops (`ChainStopped`) rather than leave wrong
- * balances. The chain's genesis hash is kept too: a checkpoint never resumes on
- * another chain. A crash between publishing and checkpointing re-publishes the same
- * records on restart (identical events, which the consumers drop); nothing is skipped.
+ * range whose first parent hash is not the tip's last hash, or a tip block no longer canonical,
+ * is a reorg: the tip's hashes are compared with the chain's canonical ones to find the true
+ * common ancestor (the newest tip block still canonical), every record and header published
+ * above it is published again with `removed: true` (newest first), and ingestion resumes at the
+ * ancestor + 1, reading the canonical branch. A reorg below the whole window cannot be
+ * retracted exactly: the follower stops (`ChainStopped`) rather than leave wrong balances. The
+ * chain's genesis hash is kept too: a checkpoint never resumes on another chain. A crash
+ * between publishing and checkpointing re-publishes the same records on restart (identical
+ * events, which the consumers drop); nothing is skipped. While backfilling deeper than the
+ * window, a range's publish goes on while the next range is processed (`inflight`): the next
+ * publish waits for it, the checkpoint is written only once it is durable, and when it fails
+ * the state goes back to what was published (the range is read again).
  * The reorg window and its retraction are in `reorg.ts`, the range reads (and the read-ahead
  * while backfilling) in `read-ahead.ts`.
  */
-import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
-import { erc20Views } from './abis.ts';
 import { accrue } from './accrual.ts';
 import { type BlockHeader, type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
-import { type DecodedLog, decodeLog, type RawLog } from './decode.ts';
 import { autoStartBlock } from './deployment.ts';
 import { depositFees } from './deposit-fees.ts';
 import { type Emitted, mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
+import { decodeRange, readDecimals } from './range-decode.ts';
 import { RangeReader } from './read-ahead.ts';
 import { type ChainCheckpoint, ChainStopped, extendTip, keptBlocks, retractOrphans } from './reorg.ts';
 import { isFault } from './rpc.ts';
-import { takeSnapshot } from './snapshots.ts';
+import { dayCloseSnapshots, takeSnapshot } from './snapshots.ts';
 
 export { type ChainCheckpoint, ChainStopped, type TipBlock } from './reorg.ts';
 
@@ -59,7 +59,6 @@ export interface RoundResult {
   retracted: number;
 }
 
-const DAY = 86_400;
 /** Least time between two checkpoint writes while backfilling below the reorg window. */
 const CHECKPOINT_EVERY_MS = 1_000;
 /** Most time a known head is reused while backfilling deeper than the reorg window. */
@@ -82,8 +81,15 @@ export class ChainFollower {
   /** When the checkpoint was last saved (performance.now()), and whether the state moved on since. */
   private savedAt = Number.NEGATIVE_INFINITY;
   private unsaved = false;
-  /** A checkpoint write the round did not wait for (deep below the window; its failure handled). */
+  /** A checkpoint write the round did not wait for (deep below the window; failure handled). */
   private saving: Promise<void> | undefined;
+  /**
+   * A deep range's publish the round did not wait for: `done` resolves once it settled (never
+   * rejects), `before` is the state from before that range (all of it published).
+   */
+  private inflight: { done: Promise<{ error?: unknown }>; before: ChainCheckpoint } | undefined;
+  /** The first checkpoint, holding the genesis hash: durable before anything is published. */
+  private genesisSaving: Promise<void> | undefined;
 
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
@@ -145,7 +151,9 @@ export class ChainFollower {
     }
     if (this.state.genesis === undefined) {
       this.state.genesis = g.hash;
-      await this.deps.checkpoint.saveAsync(this.state);
+      // Written while the first range is read; `published` waits for it before any publish.
+      this.genesisSaving = this.deps.checkpoint.saveAsync(this.state);
+      this.genesisSaving.catch(() => {});
     } else if (this.state.genesis !== g.hash)
       throw new ChainStopped(
         `chain ${chain.name} (${chain.chainId}) is not the chain its checkpoint was written for: ` +
@@ -161,7 +169,7 @@ export class ChainFollower {
   async round(): Promise<RoundResult> {
     const { reader } = this.deps;
     if (!this.genesisChecked) await this.checkGenesis();
-    const { confirmations, reorgWindow } = this.deps.contracts.chain;
+    const { confirmations, reorgWindow, chainId } = this.deps.contracts.chain;
     // Backfilling deeper than the reorg window, the head asked within HEAD_EVERY_MS is enough: one
     // call and round trip fewer per range (the head only grows; the range read ahead used it too).
     const deep = this.state.next <= this.head - reorgWindow;
@@ -171,8 +179,9 @@ export class ChainFollower {
     }
     this.head = Math.max(-1, this.chainHead - confirmations);
     if (this.state.startBlock === undefined) await this.findStart();
-    const last = this.state.tip.at(-1);
     if (this.state.next > this.head) {
+      await this.published();
+      const last = this.state.tip.at(-1);
       if (
         last &&
         (last.number > this.chainHead || (await reader.headersAt([last.number]))[0].hash !== last.hash)
@@ -186,8 +195,11 @@ export class ChainFollower {
     const from = this.state.next;
     const { logs, to, headers } = await this.ranges.take(from, this.head);
     // The tip's last block is `from - 1` (the previous range's last, or the ancestor after a reorg).
-    if (last && headers[0].parentHash !== last.hash)
+    const last = this.state.tip.at(-1);
+    if (last && headers[0].parentHash !== last.hash) {
+      await this.published();
       return { blocks: 0, events: 0, retracted: await this.unwind() };
+    }
     const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
     // Consecutive headers read must chain (a block known from its logs has no parent hash to check).
     const moved =
@@ -204,10 +216,10 @@ export class ChainFollower {
     if (to < this.head) this.ranges.readAhead(to + 1, this.head);
     // The day closes' reads go on while the logs are decoded and mapped (if this round fails
     // first, a failure of theirs is not left unhandled).
-    const closesRead = this.daySnapshots(last, headers);
+    const closesRead = dayCloseSnapshots(this.deps, last, headers);
     closesRead.catch(() => {});
-    const decoded = this.decode(logs);
-    await this.readDecimals(decoded, to);
+    const decoded = decodeRange(this.deps.contracts, logs, this.unpublished);
+    await readDecimals(reader, this.deps.contracts, decoded, to, this.decimals);
     const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
     const ctx = { contracts: this.deps.contracts, blockTime: (n: number) => timeOf.get(n) as number };
     // On a copy: if publishing fails, the retried range must see the marks as they were.
@@ -228,44 +240,93 @@ export class ChainFollower {
     const events = [...mapped.emitted, ...accrual.fees].sort(
       (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
     );
-    const chainId = this.deps.contracts.chain.chainId;
     const closes = await closesRead;
     // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
     // go last (the chain's watermark moves on once the range's records are in).
-    const read = headers.filter(isHeader);
-    await this.deps.publish([...events, ...closes, ...read.map((h) => blockEmitted(chainId, h))]);
-    this.state.tip = extendTip(this.state.tip, headers, events, this.deps.contracts.chain.reorgWindow);
+    const blocks = headers.filter(isHeader).map((h) => blockEmitted(chainId, h));
+    const records = [...events, ...closes, ...blocks];
+    // One publish at a time, in range order (the headers of a range never before its records,
+    // nor before an earlier range's).
+    await this.published();
+    // Deep below the window (never retracted) and not the last range: published while the next
+    // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
+    const overlap = to < this.head - reorgWindow;
+    const before = overlap ? structuredClone(this.state) : undefined;
+    const publishing = this.deps.publish(records);
+    if (!overlap) await publishing;
+    this.state.tip = extendTip(this.state.tip, headers, events, reorgWindow);
     this.keepRates(closes);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
+    if (before) {
+      const snapshot = this.checkpointDue(to) ? structuredClone(this.state) : undefined;
+      const done = publishing.then(
+        () => {
+          // The checkpoint of this range, only once it is durable (and queued before any later write).
+          if (snapshot) this.saveDeep(snapshot);
+          return {};
+        },
+        (error: unknown) => ({ error }),
+      );
+      this.inflight = { done, before };
+    }
     await this.maybeSnapshot(headers.at(-1));
-    await this.checkpointAfter(to);
+    if (!before && this.checkpointDue(to)) await this.deps.checkpoint.saveAsync(this.state);
     return { blocks: to - from + 1, events: events.length, retracted: 0 };
   }
 
   /**
-   * Saves the checkpoint after a range up to `to` was published (durably: `publish` resolved).
-   * A range deeper than the reorg window below the head cannot be retracted anyway (a reorg
-   * that deep stops the chain), so while backfilling such ranges the checkpoint is written at
-   * most every `CHECKPOINT_EVERY_MS` (each write serialises the whole tip and waits for fsync),
-   * and the round does not wait for the write: the next range is processed meanwhile (writes
-   * land in order: `saveAsync`). A crash before it lands re-publishes identical records, which
-   * the consumers drop; a failed write is done again with the next range, or by `settle`. A
-   * range within the window is checkpointed before the round ends, as every reorg retraction
-   * needs.
+   * Waits until everything published so far is durable: the genesis checkpoint and a range's
+   * publish still in flight. If that publish failed, the state goes back to before its range
+   * (nothing after it was published: each publish waits for the one before) and the failure is
+   * the round's, which is retried from that range.
    */
-  private async checkpointAfter(to: number): Promise<void> {
+  private async published(): Promise<void> {
+    const genesis = this.genesisSaving;
+    this.genesisSaving = undefined;
+    // A failed write: checked and saved again by the next round, before anything is published.
+    await genesis?.catch((e: unknown) => {
+      this.state.genesis = undefined;
+      this.genesisChecked = false;
+      throw e;
+    });
+    const inflight = this.inflight;
+    if (!inflight) return;
+    const { error } = await inflight.done;
+    this.inflight = undefined;
+    if (!error) return;
+    this.state = inflight.before;
+    this.unsaved = true;
+    this.ranges.drop();
+    throw error;
+  }
+
+  /**
+   * Whether the state after a range up to `to` is to be checkpointed now; if not, it is marked
+   * unsaved. A range within the reorg window always is (before the round ends, as every reorg
+   * retraction needs). A range deeper than the window below the head cannot be retracted anyway
+   * (a reorg that deep stops the chain), so while backfilling such ranges the checkpoint is
+   * written at most every `CHECKPOINT_EVERY_MS` (each write serialises the whole tip and waits
+   * for fsync), once the range is durable on the bus, and the round does not wait for the write
+   * (`saveDeep`; writes land in order: `saveAsync`). A crash before it lands re-publishes
+   * identical records, which the consumers drop; a failed write is done again with the next
+   * range, or by `settle`.
+   */
+  private checkpointDue(to: number): boolean {
     const deep = to < this.head - this.deps.contracts.chain.reorgWindow;
-    const now = performance.now();
-    if (deep && now - this.savedAt < CHECKPOINT_EVERY_MS) {
+    if (deep && performance.now() - this.savedAt < CHECKPOINT_EVERY_MS) {
       this.unsaved = true;
-      return;
+      return false;
     }
-    this.savedAt = now;
+    this.savedAt = performance.now();
     this.unsaved = false;
-    const write = this.deps.checkpoint.saveAsync(this.state);
-    if (!deep) return write;
+    return true;
+  }
+
+  /** Writes a deep range's checkpoint without waiting for it; a failed write is done again later. */
+  private saveDeep(state: ChainCheckpoint): void {
+    const write = this.deps.checkpoint.saveAsync(state);
     this.saving = write.catch((e: unknown) => {
       this.unsaved = true;
       this.savedAt = Number.NEGATIVE_INFINITY;
@@ -279,44 +340,13 @@ export class ChainFollower {
   /** Once stopped: waits for a range still being read ahead and a checkpoint write, and saves a checkpoint left unsaved. */
   async settle(): Promise<void> {
     await this.ranges.settle();
+    // A failed publish puts the state back to what is on the bus, which is saved below.
+    await this.published().catch(() => {});
     await this.saving;
     if (this.unsaved) {
       await this.deps.checkpoint.saveAsync(this.state);
       this.unsaved = false;
     }
-  }
-
-  private decode(logs: RawLog[]): DecodedLog[] {
-    const out: DecodedLog[] = [];
-    for (const log of logs) {
-      const c = this.deps.contracts.byAddress.get(log.address.toLowerCase());
-      const d = c && decodeLog(c.role, log);
-      if (d) out.push(d);
-      else this.unpublished.set('undecodable', (this.unpublished.get('undecodable') ?? 0) + 1);
-    }
-    return out.sort((a, b) => a.log.blockNumber - b.log.blockNumber || a.log.logIndex - b.log.logIndex);
-  }
-
-  /** On-chain `decimals()` of tokens in the events that the registry does not describe. */
-  private async readDecimals(decoded: DecodedLog[], block: number): Promise<void> {
-    const tokens = new Set<string>();
-    for (const d of decoded)
-      for (const key of ['asset', 'depositAsset', 'feeAsset', 'wantToken'])
-        if (typeof d.args[key] === 'string') tokens.add(d.args[key] as string);
-    const unknown = [...tokens].filter(
-      (t) => !this.decimals.has(t) && !/^0x0{40}$/.test(t) && !this.deps.contracts.byShare.has(t),
-    );
-    if (!unknown.length) return;
-    const data = encodeFunctionData({ abi: erc20Views, functionName: 'decimals' });
-    const answers = await this.deps.reader.read(
-      unknown.map((t) => ({ target: t as Hex, data })),
-      block,
-    );
-    unknown.forEach((t, k) => {
-      const a = answers[k];
-      if (a)
-        this.decimals.set(t, decodeFunctionResult({ abi: erc20Views, functionName: 'decimals', data: a }));
-    });
   }
 
   /**
@@ -338,30 +368,6 @@ export class ChainFollower {
     return retractOrphans(this.state, keep, this.deps);
   }
 
-  /**
-   * The snapshots at the last block of every UTC day that ended inside the range (the day's
-   * close; `headers` holds each such block: range-headers.ts), read at once and published with
-   * the range's records. A failed read is told (`onSnapshotError`) and the range goes on.
-   */
-  private async daySnapshots(previous: BlockStamp | undefined, headers: BlockStamp[]): Promise<Emitted[]> {
-    const closes: BlockStamp[] = [];
-    let prev = previous;
-    for (const h of headers) {
-      if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) closes.push(prev);
-      prev = h;
-    }
-    const { reader, contracts } = this.deps;
-    const taken = await Promise.all(
-      closes.map((c) =>
-        takeSnapshot(reader, contracts, c).catch((e: unknown) => {
-          this.deps.onSnapshotError(e);
-          return [];
-        }),
-      ),
-    );
-    return taken.flat();
-  }
-
   /** READ rates carry their block's identity: kept with the block in the tip so a reorg retracts them too. */
   private keepRates(records: Emitted[]): void {
     for (const r of records) {
@@ -381,6 +387,7 @@ export class ChainFollower {
   }
 
   private async snapshot(at: BlockStamp): Promise<void> {
+    await this.published();
     try {
       const records = await takeSnapshot(this.deps.reader, this.deps.contracts, at);
       await this.deps.publish(records);

@@ -19,6 +19,36 @@ import type { BlockStamp, ChainReader, ReadCall } from './chain.ts';
 import { type ChainContracts, decimalText } from './contracts.ts';
 import type { Emitted } from './map.ts';
 
+const DAY = 86_400;
+
+/**
+ * The snapshots at the last block of every UTC day that ended inside a range (the day's close:
+ * `headers`, the range's blocks after `previous`, hold each such block: range-headers.ts), read
+ * at once, to be published with the range's records. A failed read is told (`onSnapshotError`)
+ * and the range goes on.
+ */
+export async function dayCloseSnapshots(
+  deps: { reader: ChainReader; contracts: ChainContracts; onSnapshotError: (err: unknown) => void },
+  previous: BlockStamp | undefined,
+  headers: BlockStamp[],
+): Promise<Emitted[]> {
+  const closes: BlockStamp[] = [];
+  let prev = previous;
+  for (const h of headers) {
+    if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) closes.push(prev);
+    prev = h;
+  }
+  const taken = await Promise.all(
+    closes.map((c) =>
+      takeSnapshot(deps.reader, deps.contracts, c).catch((e: unknown) => {
+        deps.onSnapshotError(e);
+        return [];
+      }),
+    ),
+  );
+  return taken.flat();
+}
+
 /** READ rates have no log: this log index sorts them after every real log of their block. */
 export const READ_LOG_INDEX = 2_147_483_647;
 /** The transaction hash of a READ rate: none. */

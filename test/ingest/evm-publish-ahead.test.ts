@@ -1,0 +1,128 @@
+/**
+ * The follower publishes a range deeper than the reorg window while it processes the next one
+ * (ingest/evm/follower.ts, `inflight`). On the sparse chain of the benchmark
+ * (devnet/sparse-chain.ts, served on loopback; at most 100 logs an answer, so many ranges) into
+ * the real in-process bus, with one publish failing as a bus that cannot be written does:
+ * - the failure is the next round's, and the follower goes back to the failed range (its
+ *   `next`), nothing after it having been published;
+ * - the checkpoint on disk never points past a range before its publish has resolved;
+ * - in the end every transfer is on the bus once, in block order, and the checkpoint is at the
+ *   head.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../core/config.ts';
+import { VaultstreamError } from '../../core/errors.ts';
+import { silentLogger } from '../../core/log.ts';
+import { sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
+import { checkpointFile } from '../../ingest/checkpoint.ts';
+import { ChainReader } from '../../ingest/evm/chain.ts';
+import { chainContracts } from '../../ingest/evm/contracts.ts';
+import { topicsOf } from '../../ingest/evm/decode.ts';
+import { type ChainCheckpoint, ChainFollower } from '../../ingest/evm/follower.ts';
+import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
+import { emittedPublisher, type PublishEmitted } from '../../ingest/evm/publish.ts';
+import { createEvmRpc } from '../../ingest/evm/rpc.ts';
+import { EventCodec } from '../../schemas/codec.ts';
+import { openBus, readFamily } from './evm-support.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'vs-evm-publish-ahead-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('EVM follower, a deep range published while the next is processed', () => {
+  it('goes back to a range whose publish failed; never checkpoints past an unpublished range', async () => {
+    const chain = await startSparseChain({ blocks: 100_000, events: 1_000, maxLogs: 100 });
+    try {
+      const dataDir = join(root, 'a');
+      const config = parseConfig({
+        dataDir,
+        devnet: { enabled: false },
+        chains: [
+          { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
+        ],
+        vaults: [sparseVaultConfig(chain.token)],
+      });
+      const chainConfig = config.chains[0];
+      const bus = await openBus(join(dataDir, 'bus'));
+      const real = emittedPublisher(bus, new EventCodec(), config.topicPrefix);
+      const checkpoint = checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161');
+      const checkpointed = () => checkpoint.load()?.next ?? 0;
+      let transferPublishes = 0;
+      let failedAt: number | undefined;
+      let roundsAfterFailedCall = 0;
+      const pastUnpublished: string[] = [];
+      const publish: PublishEmitted = async (items) => {
+        const first = Math.min(...items.map((i) => i.record.blockNumber as number));
+        if (!items.some((i) => i.family === 'transfers')) return real(items);
+        const failing = ++transferPublishes === 3;
+        if (failing) {
+          failedAt = first;
+          roundsAfterFailedCall = 0;
+        }
+        // Slower than a checkpoint write: one written before this publish resolves would show.
+        await new Promise((r) => setTimeout(r, 40));
+        if (failing) throw new VaultstreamError('BUS_UNAVAILABLE', 'cannot append to bus log (test)');
+        if (checkpointed() > first) pastUnpublished.push(`${checkpointed()} > ${first}`);
+        await real(items);
+      };
+      const follower = new ChainFollower({
+        contracts: chainContracts(config, chainConfig),
+        reader: new ChainReader({
+          rpc: createEvmRpc({
+            urls: [chain.url],
+            timeoutMs: 5_000,
+            maxAttempts: 1,
+            backoffMs: 1,
+            maxBackoffMs: 1,
+          }),
+          addresses: [chain.token],
+          topics: topicsOf(MAPPED_EVENTS),
+          maxBlockRange: chainConfig.maxBlockRange,
+          headerBatchSize: 100,
+          multicall3: chainConfig.multicall3 as `0x${string}`,
+        }),
+        publish,
+        checkpoint,
+        log: silentLogger,
+        clock: Date.now,
+        snapshotIntervalSeconds: 3600,
+        onSnapshotError: () => {},
+      });
+
+      const failures: unknown[] = [];
+      /** Rounds that returned between the failing publish call and the failure. */
+      const roundsBetween: number[] = [];
+      for (let k = 0; k < 200 && !(follower.head >= 0 && follower.next > follower.head); k++) {
+        try {
+          await follower.round();
+          roundsAfterFailedCall++;
+        } catch (e) {
+          failures.push(e);
+          roundsBetween.push(roundsAfterFailedCall);
+          // The failed range is read again: the follower is back at its first block.
+          expect(follower.next).toBe(failedAt);
+          expect(checkpointed()).toBeLessThanOrEqual(failedAt as number);
+        }
+        if (checkpointed() > follower.next) pastUnpublished.push(`checkpoint ahead of the follower`);
+      }
+      await follower.settle();
+
+      // The failed range was deep below the window: its publish went on while the next range
+      // was processed, and the failure was that next round's.
+      expect(failures).toHaveLength(1);
+      expect((failures[0] as VaultstreamError).code).toBe('BUS_UNAVAILABLE');
+      expect(roundsBetween).toEqual([1]);
+      expect(pastUnpublished).toEqual([]);
+      const transfers = await readFamily(bus, config.topicPrefix, 'transfers');
+      const blocks = transfers.map((t) => t.blockNumber as number);
+      expect(blocks).toEqual(chain.eventBlocks);
+      expect(new Set(transfers.map((t) => `${t.blockNumber}:${t.logIndex}`)).size).toBe(1_000);
+      expect(checkpointed()).toBe(chain.head + 1);
+      await bus.close();
+    } finally {
+      await chain.stop();
+    }
+  }, 60_000);
+});
