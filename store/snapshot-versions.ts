@@ -8,9 +8,10 @@
  *   (stale-while-revalidate) while the next one is built in the background; it replaces
  *   the old one (the swap) once complete.
  * - A superseded or failed snapshot is dropped once its last reader is done (readers are counted).
- * - Builds also run eagerly: at start, after a data-version change (at most one build per
- *   `minGapMs`, one at a time) while the snapshots are in use, and before a snapshot gets
- *   old enough for another process's stale sweep (store/snapshots.ts) to drop it.
+ * - Builds also run eagerly: at start, and while the snapshots are in use (asked for within
+ *   `keepWarmMs`) after a data-version change (at most one build per `minGapMs`, one at a
+ *   time) and before a snapshot gets old enough for another process's stale sweep
+ *   (store/snapshots.ts) to drop it.
  */
 import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -95,7 +96,9 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
     this.minGapMs = opts.minGapMs ?? 5_000;
     this.keepWarmMs = opts.keepWarmMs ?? 15 * 60_000;
     this.maxAgeMs = opts.maxAgeMs ?? 30 * 60_000;
-    this.lastWantedMs = this.clock();
+    // Not in use until a request asks: the build at start serves the first one, and nothing is
+    // rebuilt for data versions nobody reads (on a live chain a new one every second or so).
+    this.lastWantedMs = Number.NEGATIVE_INFINITY;
   }
 
   /** Builds the first snapshot now and watches the data version (the timer does not hold the process). */
