@@ -261,7 +261,7 @@ export class Settler {
       if (r.settled.size) {
         this.version++;
         this.opts.log?.debug(
-          { vaults: r.settled.size, ms: Math.round(performance.now() - t0) },
+          { vaults: r.settled.size, ms: Math.round(performance.now() - t0), tables: r.ms },
           'metrics settled',
         );
       }
