@@ -93,7 +93,7 @@ export class ChainFollower {
 
   constructor(private readonly deps: FollowerOptions) {
     const chain = deps.contracts.chain;
-    this.ranges = new RangeReader(deps.reader, chain.reorgWindow);
+    this.ranges = new RangeReader(deps.reader, deps.contracts);
     const configured = typeof chain.startBlock === 'number' ? chain.startBlock : undefined;
     const saved = deps.checkpoint.load();
     this.state = saved ?? {
@@ -168,15 +168,15 @@ export class ChainFollower {
   /** One step: a reorg check, or the next range up to the head. */
   async round(): Promise<RoundResult> {
     const { reader } = this.deps;
-    if (!this.genesisChecked) await this.checkGenesis();
     const { confirmations, reorgWindow, chainId } = this.deps.contracts.chain;
     // Backfilling deeper than the reorg window, the head asked within HEAD_EVERY_MS is enough: one
     // call and round trip fewer per range (the head only grows; the range read ahead used it too).
     const deep = this.state.next <= this.head - reorgWindow;
     if (!deep || performance.now() - this.headAt >= HEAD_EVERY_MS) {
-      this.chainHead = await reader.head();
+      // The first round asks for the genesis header and the head at once.
+      [this.chainHead] = await Promise.all([reader.head(), this.genesisChecked || this.checkGenesis()]);
       this.headAt = performance.now();
-    }
+    } else if (!this.genesisChecked) await this.checkGenesis();
     this.head = Math.max(-1, this.chainHead - confirmations);
     if (this.state.startBlock === undefined) await this.findStart();
     if (this.state.next > this.head) {
@@ -193,7 +193,7 @@ export class ChainFollower {
       return { blocks: 0, events: 0, retracted: 0 };
     }
     const from = this.state.next;
-    const { logs, to, headers } = await this.ranges.take(from, this.head);
+    const { logs, to, headers, closes: closing } = await this.ranges.take(from, this.head);
     // The tip's last block is `from - 1` (the previous range's last, or the ancestor after a reorg).
     const last = this.state.tip.at(-1);
     if (last && headers[0].parentHash !== last.hash) {
@@ -216,7 +216,7 @@ export class ChainFollower {
     if (to < this.head) this.ranges.readAhead(to + 1, this.head);
     // The day closes' reads go on while the logs are decoded and mapped (if this round fails
     // first, a failure of theirs is not left unhandled).
-    const closesRead = dayCloseSnapshots(this.deps, last, headers);
+    const closesRead = dayCloseSnapshots(this.deps, last, headers, closing);
     closesRead.catch(() => {});
     const decoded = decodeRange(this.deps.contracts, logs, this.unpublished);
     await readDecimals(reader, this.deps.contracts, decoded, to, this.decimals);

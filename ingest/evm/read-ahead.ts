@@ -1,11 +1,17 @@
 /**
  * The follower's read pipeline: the logs of one block range, then the headers it needs
- * (`range-headers.ts`); while backfilling, the next range's logs are asked for as soon as the
- * current range's are in, and read while the current one is processed.
+ * (`range-headers.ts`), then the snapshots of the UTC days that close inside it; while
+ * backfilling, the next range's logs are asked for as soon as the current range's are in, and
+ * read (its day closes too) while the current one is processed.
  */
 import type { BlockStamp, ChainReader } from './chain.ts';
+import type { ChainContracts } from './contracts.ts';
 import type { RawLog } from './decode.ts';
+import type { Emitted } from './map.ts';
 import { rangeHeaders } from './range-headers.ts';
+import { takeSnapshot } from './snapshots.ts';
+
+const DAY = 86_400;
 
 /** The logs and headers of one block range. */
 export interface RangeRead {
@@ -17,6 +23,12 @@ export interface RangeRead {
    * window among them) and blocks known from their logs only (no `parentHash`).
    */
   headers: BlockStamp[];
+  /**
+   * The snapshot reads started for the last block of each UTC day that ends between two of
+   * `headers`, by block (a failure is the follower's to report; the day ending at the range's
+   * first block is not among them: the previous range's last block closes it).
+   */
+  closes: Map<number, Promise<Emitted[]>>;
 }
 
 /** A range being read: `logsTo` once its logs are in, `taken` once the follower asked for it. */
@@ -32,11 +44,15 @@ export class RangeReader {
   /** The range after the last one taken, being read while that one is read and processed. */
   private ahead: Reading | undefined;
 
-  /** `window`: the reorg window, whose every block below the head is read. */
+  /** The chain's reorg window (`contracts.chain.reorgWindow`): every block of it below the head is read. */
+  private readonly window: number;
+
   constructor(
     private readonly reader: ChainReader,
-    private readonly window: number,
-  ) {}
+    private readonly contracts: ChainContracts,
+  ) {
+    this.window = contracts.chain.reorgWindow;
+  }
 
   /**
    * The range read ahead when it starts at `from`, else a fresh read up to `head` at most. Once
@@ -97,7 +113,15 @@ export class RangeReader {
       reading.logsTo = to;
       if (reading.taken) this.next(reading);
       const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early);
-      return { logs, to, headers };
+      const closes = new Map<number, Promise<Emitted[]>>();
+      headers.forEach((h, k) => {
+        const next = headers[k + 1];
+        if (!next || Math.floor(h.timestamp / DAY) === Math.floor(next.timestamp / DAY)) return;
+        const read = takeSnapshot(reader, this.contracts, h);
+        read.catch(() => {});
+        closes.set(h.number, read);
+      });
+      return { logs, to, headers, closes };
     })();
     // A failure is the next round's (it awaits this read), never an unhandled rejection.
     reading.read.catch(() => {});

@@ -23,14 +23,15 @@ const DAY = 86_400;
 
 /**
  * The snapshots at the last block of every UTC day that ended inside a range (the day's close:
- * `headers`, the range's blocks after `previous`, hold each such block: range-headers.ts), read
- * at once, to be published with the range's records. A failed read is told (`onSnapshotError`)
- * and the range goes on.
+ * `headers`, the range's blocks after `previous`, hold each such block: range-headers.ts), to
+ * be published with the range's records: the reads already started (`started`, by block), the
+ * others read now. A failed read is told (`onSnapshotError`) and the range goes on.
  */
 export async function dayCloseSnapshots(
   deps: { reader: ChainReader; contracts: ChainContracts; onSnapshotError: (err: unknown) => void },
   previous: BlockStamp | undefined,
   headers: BlockStamp[],
+  started: Map<number, Promise<Emitted[]>>,
 ): Promise<Emitted[]> {
   const closes: BlockStamp[] = [];
   let prev = previous;
@@ -40,7 +41,7 @@ export async function dayCloseSnapshots(
   }
   const taken = await Promise.all(
     closes.map((c) =>
-      takeSnapshot(deps.reader, deps.contracts, c).catch((e: unknown) => {
+      (started.get(c.number) ?? takeSnapshot(deps.reader, deps.contracts, c)).catch((e: unknown) => {
         deps.onSnapshotError(e);
         return [];
       }),
