@@ -188,7 +188,7 @@ export class ChainFollower {
       )
         return { blocks: 0, events: 0, retracted: await this.unwind() };
       const before = this.state.lastSnapshotAt;
-      await this.maybeSnapshot(undefined);
+      await this.maybeSnapshot();
       if (this.state.lastSnapshotAt !== before) await this.deps.checkpoint.saveAsync(this.state);
       return { blocks: 0, events: 0, retracted: 0 };
     }
@@ -215,8 +215,10 @@ export class ChainFollower {
     // Backfilling: the next range is read while this one is processed (checked like this one when taken).
     if (to < this.head) this.ranges.readAhead(to + 1, this.head);
     // The day closes' reads go on while the logs are decoded and mapped (if this round fails
-    // first, a failure of theirs is not left unhandled).
-    const closesRead = dayCloseSnapshots(this.deps, last, headers, closing);
+    // first, a failure of theirs is not left unhandled), with the periodic snapshot's when due.
+    const now = this.deps.clock();
+    const due = now - this.state.lastSnapshotAt >= this.deps.snapshotIntervalSeconds * 1000;
+    const closesRead = dayCloseSnapshots(this.deps, last, headers, closing, due ? headers.at(-1) : undefined);
     closesRead.catch(() => {});
     const decoded = decodeRange(this.deps.contracts, logs, this.unpublished);
     await readDecimals(reader, this.deps.contracts, decoded, to, this.decimals);
@@ -243,10 +245,8 @@ export class ChainFollower {
     const closes = await closesRead;
     // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
     // go last (the chain's watermark moves on once the range's records are in).
-    const blocks = headers.filter(isHeader).map((h) => blockEmitted(chainId, h));
-    const records = [...events, ...closes, ...blocks];
-    // One publish at a time, in range order (the headers of a range never before its records,
-    // nor before an earlier range's).
+    const records = [...events, ...closes, ...headers.filter(isHeader).map((h) => blockEmitted(chainId, h))];
+    // One publish at a time, in range order (a range's headers never before its or earlier records).
     await this.published();
     // Deep below the window (never retracted) and not the last range: published while the next
     // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
@@ -259,7 +259,9 @@ export class ChainFollower {
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
-    if (before) {
+    if (due) this.state.lastSnapshotAt = now;
+    if (!before && this.checkpointDue(to)) await this.deps.checkpoint.saveAsync(this.state);
+    else if (before) {
       const snapshot = this.checkpointDue(to) ? structuredClone(this.state) : undefined;
       const done = publishing.then(
         () => {
@@ -271,16 +273,13 @@ export class ChainFollower {
       );
       this.inflight = { done, before };
     }
-    await this.maybeSnapshot(headers.at(-1));
-    if (!before && this.checkpointDue(to)) await this.deps.checkpoint.saveAsync(this.state);
     return { blocks: to - from + 1, events: events.length, retracted: 0 };
   }
 
   /**
-   * Waits until everything published so far is durable: the genesis checkpoint and a range's
-   * publish still in flight. If that publish failed, the state goes back to before its range
-   * (nothing after it was published: each publish waits for the one before) and the failure is
-   * the round's, which is retried from that range.
+   * Waits until everything published so far is durable: the genesis checkpoint, a range's publish
+   * in flight. If that failed, the state goes back to before its range (nothing after it was
+   * published: each publish waits for the one before); the failure is the round's (retried).
    */
   private async published(): Promise<void> {
     const genesis = this.genesisSaving;
@@ -377,10 +376,11 @@ export class ChainFollower {
     }
   }
 
-  private async maybeSnapshot(at: BlockStamp | undefined): Promise<void> {
+  /** The periodic snapshot, when due, at the newest block ingested (caught up: no range to publish it with). */
+  private async maybeSnapshot(): Promise<void> {
     const now = this.deps.clock();
     if (now - this.state.lastSnapshotAt < this.deps.snapshotIntervalSeconds * 1000) return;
-    const block = at ?? this.state.tip.at(-1);
+    const block = this.state.tip.at(-1);
     if (!block) return;
     this.state.lastSnapshotAt = now;
     await this.snapshot(block);

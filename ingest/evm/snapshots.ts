@@ -25,15 +25,17 @@ const DAY = 86_400;
  * The snapshots at the last block of every UTC day that ended inside a range (the day's close:
  * `headers`, the range's blocks after `previous`, hold each such block: range-headers.ts), to
  * be published with the range's records: the reads already started (`started`, by block), the
- * others read now. A failed read is told (`onSnapshotError`) and the range goes on.
+ * others read now; and the periodic snapshot (ingest.snapshotIntervalSeconds) at `periodic`.
+ * A failed read is told (`onSnapshotError`) and the range goes on.
  */
 export async function dayCloseSnapshots(
   deps: { reader: ChainReader; contracts: ChainContracts; onSnapshotError: (err: unknown) => void },
   previous: BlockStamp | undefined,
   headers: BlockStamp[],
   started: Map<number, Promise<Emitted[]>>,
+  periodic?: BlockStamp,
 ): Promise<Emitted[]> {
-  const closes: BlockStamp[] = [];
+  const closes: BlockStamp[] = periodic ? [periodic] : [];
   let prev = previous;
   for (const h of headers) {
     if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) closes.push(prev);
