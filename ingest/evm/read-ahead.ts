@@ -4,7 +4,7 @@
  * backfilling, the next range's logs are asked for as soon as the current range's are in, and
  * read (its day closes too) while the current one is processed.
  */
-import type { BlockStamp, ChainReader } from './chain.ts';
+import { type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import type { RawLog } from './decode.ts';
 import type { Emitted } from './map.ts';
@@ -104,11 +104,13 @@ export class RangeReader {
     reading.read = (async () => {
       const want = Math.min(head, from + reader.sizer.size - 1);
       const windowFrom = head - this.window + 1;
-      // The range's ends and window need no logs: read while the logs are (if the range shrinks,
+      // The range's ends, its window and the last blocks of its UTC days need no logs: read while
+      // the logs are, so the search's round trips are not added to theirs (if the range shrinks,
       // its new end is read after; if this read fails, rangeHeaders reads them again).
-      const ends = [from, want];
-      for (let n = Math.max(from + 1, windowFrom); n < want; n++) ends.push(n);
-      const early = reader.headersAt([...new Set(ends)].sort((a, b) => a - b)).catch(() => []);
+      const early = rangeHeaders(reader, from, want, windowFrom, []).then(
+        (stamps) => stamps.filter(isHeader),
+        () => [],
+      );
       const { logs, to } = await reader.logs(from, want);
       reading.logsTo = to;
       if (reading.taken) this.next(reading);
