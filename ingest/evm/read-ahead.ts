@@ -1,6 +1,7 @@
 /**
- * The follower's read pipeline: the logs of one block range, then the headers it needs
- * (`range-headers.ts`), then the snapshots of the UTC days that close inside it; while
+ * The follower's read pipeline: the logs of one block range and the headers it needs
+ * (`range-headers.ts`: those that need no logs are read alongside them, the day-end search
+ * among them), then the snapshots of the UTC days that close inside it; while
  * backfilling, the next range's logs are asked for as soon as the current range's are in, and
  * read (its day closes too) while the current one is processed.
  */
@@ -93,9 +94,9 @@ export class RangeReader {
   }
 
   /**
-   * Logs of the next range from `from` (at most the sizer's range, up to `head`), then the
-   * headers it needs: the first and last block, the blocks holding logs, the reorg window
-   * below `head` and the last block of each UTC day ending in it. Under an older head than the
+   * Logs of the next range from `from` (at most the sizer's range, up to `head`) and the
+   * headers it needs: the first and last block, the reorg window below `head` and the last
+   * block of each UTC day ending in it (alongside the logs), the blocks holding logs (after). Under an older head than the
    * follower's, a range reads no fewer headers (the head only grows).
    */
   private start(from: number, head: number): Reading {
