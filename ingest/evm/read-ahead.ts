@@ -41,9 +41,18 @@ interface Reading {
   taken: boolean;
 }
 
+/**
+ * Ranges read ahead of the one taken. Two: the next range's logs are asked for once the newest
+ * range's are in, whether or not the follower has taken it, so a range slow to process (or to
+ * publish) does not hold up the logs after it; each range's logs still come one after the other.
+ */
+const DEPTH = 2;
+
 export class RangeReader {
-  /** The range after the last one taken, being read while that one is read and processed. */
-  private ahead: Reading | undefined;
+  /** The ranges after the last one taken, oldest first, being read while it is processed. */
+  private readonly ahead: Reading[] = [];
+  /** The newest range being read (taken or ahead): the next starts after its end. */
+  private newest: Reading | undefined;
 
   /** The chain's reorg window (`contracts.chain.reorgWindow`): every block of it below the head is read. */
   private readonly window: number;
@@ -57,40 +66,47 @@ export class RangeReader {
 
   /**
    * The range read ahead when it starts at `from`, else a fresh read up to `head` at most. Once
-   * the taken range's logs are in, the next range's read starts (while the taken range's headers
-   * are read and it is processed): the logs of a backfill come one after the other, as a bare
-   * client would read them.
+   * the newest range's logs are in, the next range's read starts, up to `DEPTH` ranges ahead of
+   * the one taken (while it is processed): the logs of a backfill come one after the other, as a
+   * bare client would read them.
    */
   take(from: number, head: number): Promise<RangeRead> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    const taken = ahead && ahead.from === from ? ahead : this.start(from, head);
+    let taken = this.ahead[0];
+    if (taken?.from === from) this.ahead.shift();
+    else {
+      this.ahead.length = 0;
+      taken = this.start(from, head);
+    }
     taken.taken = true;
-    this.next(taken);
+    this.pump();
     return taken.read;
   }
 
   /** Starts reading the range from `from`, for the next `take` (unless it is being read already). */
   readAhead(from: number, head: number): void {
-    if (this.ahead?.from !== from) this.ahead = this.start(from, head);
+    if (this.ahead[0]?.from === from) return;
+    this.ahead.length = 0;
+    this.ahead.push(this.start(from, head));
   }
 
-  /** Forgets a range read ahead (a reorg moved the next block back). */
+  /** Forgets the ranges read ahead (a reorg moved the next block back). */
   drop(): void {
-    this.ahead = undefined;
+    this.ahead.length = 0;
+    this.newest = undefined;
   }
 
-  /** Waits for a range still being read ahead (its failure ignored) and forgets it. */
+  /** Waits for the ranges still being read ahead (their failures ignored) and forgets them. */
   async settle(): Promise<void> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    await ahead?.read.catch(() => {});
+    const ahead = this.ahead.splice(0);
+    this.newest = undefined;
+    await Promise.all(ahead.map((r) => r.read.catch(() => {})));
   }
 
-  /** The read of the range after `taken`, once its logs are in and it ends below its head. */
-  private next(taken: Reading): void {
-    if (taken.logsTo !== undefined && taken.logsTo < taken.head && !this.ahead)
-      this.ahead = this.start(taken.logsTo + 1, taken.head);
+  /** The read of the range after the newest, once its logs are in, it ends below its head and fewer than `DEPTH` are ahead. */
+  private pump(): void {
+    const last = this.newest;
+    if (!last || last.logsTo === undefined || last.logsTo >= last.head || this.ahead.length >= DEPTH) return;
+    this.ahead.push(this.start(last.logsTo + 1, last.head));
   }
 
   /**
@@ -102,6 +118,7 @@ export class RangeReader {
   private start(from: number, head: number): Reading {
     const { reader } = this;
     const reading: Reading = { from, head, taken: false, read: Promise.resolve(undefined as never) };
+    this.newest = reading;
     reading.read = (async () => {
       const want = Math.min(head, from + reader.sizer.size - 1);
       const windowFrom = head - this.window + 1;
@@ -114,7 +131,7 @@ export class RangeReader {
       );
       const { logs, to } = await reader.logs(from, want);
       reading.logsTo = to;
-      if (reading.taken) this.next(reading);
+      if (this.newest === reading) this.pump();
       const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early);
       const closes = new Map<number, Promise<Emitted[]>>();
       headers.forEach((h, k) => {

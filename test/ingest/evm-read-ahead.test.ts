@@ -1,0 +1,70 @@
+/**
+ * The follower's read-ahead (ingest/evm/read-ahead.ts) on the sparse chain of the benchmark
+ * (devnet/sparse-chain.ts, over HTTP; at most 100 logs an answer): while a taken range is
+ * processed, the logs of the two ranges after it are read, one after the other, whether or
+ * not the follower took the first of them; a take that does not match drops them.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseConfig } from '../../core/config.ts';
+import { type SparseChain, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
+import { ChainReader } from '../../ingest/evm/chain.ts';
+import { chainContracts } from '../../ingest/evm/contracts.ts';
+import { topicsOf } from '../../ingest/evm/decode.ts';
+import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
+import { RangeReader } from '../../ingest/evm/read-ahead.ts';
+import { createEvmRpc } from '../../ingest/evm/rpc.ts';
+
+let chain: SparseChain;
+beforeAll(async () => {
+  chain = await startSparseChain({ blocks: 100_000, events: 1_000, maxLogs: 100 });
+});
+afterAll(() => chain.stop());
+
+describe('the range read-ahead', () => {
+  it('reads the logs of two ranges beyond the one taken, in order, and drops them on a mismatched take', async () => {
+    const config = parseConfig({
+      dataDir: '/nonexistent',
+      devnet: { enabled: false },
+      chains: [{ chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0 }],
+      vaults: [sparseVaultConfig(chain.token)],
+    });
+    const reader = new ChainReader({
+      rpc: createEvmRpc({
+        urls: [chain.url],
+        timeoutMs: 5_000,
+        maxAttempts: 1,
+        backoffMs: 1,
+        maxBackoffMs: 1,
+      }),
+      addresses: [chain.token],
+      topics: topicsOf(MAPPED_EVENTS),
+      maxBlockRange: 1_000_000_000,
+      headerBatchSize: 100,
+      multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
+    });
+    reader.sizer.size = 5_000;
+    const ranges = new RangeReader(reader, chainContracts(config, config.chains[0]));
+    const first = await ranges.take(0, chain.head);
+    // Not taken again: the two ranges after it are read anyway, and no more.
+    await vi.waitFor(() => expect(chain.logRanges).toHaveLength(3), { timeout: 10_000, interval: 10 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(chain.logRanges).toHaveLength(3);
+    const [, second, third] = chain.logRanges;
+    expect(second[0]).toBe(first.to + 1);
+    expect(third[0]).toBe(second[1] + 1);
+
+    // Taking the next one reads one more; its logs are the chain's.
+    const next = await ranges.take(first.to + 1, chain.head);
+    expect(next.to).toBe(second[1]);
+    expect(next.logs.map((l) => l.blockNumber)).toEqual(
+      chain.eventBlocks.filter((b) => b > first.to && b <= next.to),
+    );
+    await vi.waitFor(() => expect(chain.logRanges).toHaveLength(4), { timeout: 10_000, interval: 10 });
+
+    // A take elsewhere (a reorg moved the next block back) reads that range afresh.
+    const again = await ranges.take(first.to + 1, chain.head);
+    expect(chain.logRanges[4][0]).toBe(first.to + 1);
+    expect(again.to).toBeGreaterThan(first.to);
+    await ranges.settle();
+  }, 30_000);
+});
