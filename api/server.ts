@@ -16,6 +16,7 @@ import { type Logger, silentLogger } from '../core/log.ts';
 import { registry } from '../core/metrics.ts';
 import type { Store } from '../store/client.ts';
 import { mountDashboard, prefersHtml, statusPage } from './dashboard/index.ts';
+import type { StatusBody } from './dashboard/status-html.ts';
 import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
@@ -50,6 +51,8 @@ export interface AppParts<D> {
   extraRoutes?: (router: Router, kit: HttpKit) => void;
   /** Replays cached answers before Koa (api/http/fast.ts), as production does; `false` keeps every request in Koa. */
   fast?: boolean;
+  /** The `/metrics` text (default: this thread's registry; the API's own thread adds the main thread's). */
+  metrics?: () => Promise<string>;
 }
 
 /** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, every endpoint, then `extraRoutes`. */
@@ -88,7 +91,7 @@ export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
+    ctx.body = await (parts.metrics ?? (() => registry.metrics()))();
   });
   parts.extraRoutes?.(router, kit);
   app.use(router.routes()).use(router.allowedMethods());
@@ -113,6 +116,20 @@ export interface ApiDeps {
   ready?: () => boolean;
   /** The `/readyz` check (api/readiness.ts): migrations, chain phases, stored watermark lag. */
   readiness?: Pick<Readiness, 'check'>;
+  /**
+   * `/status`'s body (default: `pipelineStatus` of `store` and `bus`, plus `ingestProgress`): the
+   * API's own thread asks the main thread, which holds the bus and the ingesters (api/thread/host.ts).
+   */
+  status?: () => Promise<StatusBody>;
+  /** The `/metrics` text (default: the process registry's). */
+  metrics?: () => Promise<string>;
+}
+
+/** `/status`'s body: the pipeline's state and the ingesters' progress. */
+export async function statusBody(
+  deps: Pick<ApiDeps, 'store' | 'bus' | 'ingestProgress'>,
+): Promise<StatusBody> {
+  return { ...(await pipelineStatus(deps.store, deps.bus)), ingest: deps.ingestProgress?.() ?? null };
 }
 
 /** What an app holds beyond its requests (the token-holders snapshots), let go by `closeServer`. */
@@ -131,6 +148,7 @@ export function createApp(deps: ApiDeps): Koa {
     log,
     readiness: deps.readiness,
     ready: deps.ready,
+    metrics: deps.metrics,
     handlers: HANDLERS,
     handlerDeps: (kit) => {
       const handlerDeps: HandlerDeps = {
@@ -149,10 +167,7 @@ export function createApp(deps: ApiDeps): Koa {
     },
     extraRoutes: (router) => {
       router.get('/status', async (ctx) => {
-        const body = {
-          ...(await pipelineStatus(deps.store, deps.bus)),
-          ingest: deps.ingestProgress?.() ?? null,
-        };
+        const body = await (deps.status ?? (() => statusBody(deps)))();
         ctx.vary('Accept');
         if (prefersHtml(ctx)) {
           ctx.type = 'text/html; charset=utf-8';

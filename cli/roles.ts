@@ -4,7 +4,7 @@
  * finishes and commits its batch, then the bus and store close.
  */
 
-import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { ChainPhase } from '../api/readiness.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
@@ -29,7 +29,8 @@ export interface Running {
   processor?: StreamProcessor;
   /** The metrics settle loop of the streams role (views/settle.ts). */
   settler?: Settler;
-  server?: Server;
+  /** The API's listening server (on its own thread or this one): where it listens. */
+  server?: { address(): AddressInfo | string | null };
   stop(): Promise<void>;
 }
 
@@ -151,42 +152,62 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   }
   let stopApi = async () => {};
   if (store && roles.includes('api')) {
-    const [{ createApp, listen, closeServer }, { Readiness }, { pacedVersion }] = await Promise.all([
-      import('../api/server.ts'),
-      import('../api/readiness.ts'),
-      import('../api/data-version.ts'),
-    ]);
+    const [{ createApp, listen, closeServer, statusBody }, { Readiness }, { pacedVersion }] =
+      await Promise.all([
+        import('../api/server.ts'),
+        import('../api/readiness.ts'),
+        import('../api/data-version.ts'),
+      ]);
     const processor = running.processor;
     const settler = running.settler;
-    const app = createApp({
+    // In one process the consumers bump the version as batches land, and a settle of the metrics
+    // tables is a new version too; a lone API role reads the stored data version. Either moves on
+    // at most once per api.cache.versionIntervalMs (api/data-version.ts).
+    const dataVersion = processor
+      ? pacedVersion(() => `${processor.dataVersion}.${settler?.version ?? 0}`, {
+          intervalMs: cfg.api.cache.versionIntervalMs,
+        })
+      : await storedVersion(store, cfg.api.cache.versionIntervalMs, log);
+    const readiness = new Readiness({
       store,
-      config: cfg,
-      // In one process the consumers bump the version as batches land, and a settle of the metrics
-      // tables is a new version too; a lone API role reads the stored data version. Either moves on
-      // at most once per api.cache.versionIntervalMs (api/data-version.ts).
-      dataVersion: processor
-        ? pacedVersion(() => `${processor.dataVersion}.${settler?.version ?? 0}`, {
-            intervalMs: cfg.api.cache.versionIntervalMs,
-          })
-        : await storedVersion(store, cfg.api.cache.versionIntervalMs, log),
-      log,
-      readiness: new Readiness({
-        store,
-        maxLagSeconds: cfg.api.readiness.maxLagSeconds,
-        migrated: () => ready,
-        progress: evmProgress,
-        // Without an ingester here: the chains configured with an RPC (else every stored chain).
-        chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),
-      }),
-      mintFlow,
-      ingestProgress,
-      bus: running.processor
-        ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
-        : undefined,
+      maxLagSeconds: cfg.api.readiness.maxLagSeconds,
+      migrated: () => ready,
+      progress: evmProgress,
+      // Without an ingester here: the chains configured with an RPC (else every stored chain).
+      chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),
     });
-    const server = await listen(app, cfg.api.host, cfg.api.port);
-    running.server = server;
-    stopApi = () => closeServer(server);
+    const busStatus = running.processor
+      ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
+      : undefined;
+    if (cfg.api.thread === 'worker') {
+      // The API on a thread of its own (docs/architecture.md#the-apis-thread).
+      const { startApiThread } = await import('../api/thread/host.ts');
+      const thread = await startApiThread({
+        config: cfg,
+        store,
+        log,
+        dataVersion,
+        readiness,
+        mintFlow,
+        status: () => statusBody({ store, bus: busStatus, ingestProgress }),
+      });
+      running.server = thread;
+      stopApi = () => thread.close();
+    } else {
+      const app = createApp({
+        store,
+        config: cfg,
+        dataVersion,
+        log,
+        readiness,
+        mintFlow,
+        ingestProgress,
+        bus: busStatus,
+      });
+      const server = await listen(app, cfg.api.host, cfg.api.port);
+      running.server = server;
+      stopApi = () => closeServer(server);
+    }
     const addr = running.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : cfg.api.port;
     const url = `http://${cfg.api.host}:${port}`;

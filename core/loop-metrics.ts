@@ -61,10 +61,11 @@ export function fractionAtOrBelow(h: Pick<NodeHistogram, 'percentile' | 'min' | 
 }
 
 /**
- * Starts both monitors on `registry`; returns their stop.
- * Call once per process.
+ * Starts both monitors on `registry`; returns their stop. Call once per thread; `labels` tell
+ * the threads apart (the API's own thread, api/thread/worker.ts, is `{ thread: 'api' }`; the main
+ * thread's series have none).
  */
-export function monitorEventLoop(registry: Registry): () => void {
+export function monitorEventLoop(registry: Registry, labels: Record<string, string> = {}): () => void {
   const monitor = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   monitor.enable();
   const resolutionNs = RESOLUTION_MS * 1e6;
@@ -75,7 +76,8 @@ export function monitorEventLoop(registry: Registry): () => void {
     // the period. Its histogram is never reset (a reset forgets the time of the last run, so the
     // interval spanning it, a stall included, would go unrecorded): the buckets are set to its
     // cumulative counts.
-    const held = (delay as unknown as { hashMap: Record<string, HeldSeries> }).hashMap[''];
+    // Its one series (`labels`).
+    const [held] = Object.values((delay as unknown as { hashMap: Record<string, HeldSeries> }).hashMap);
     let below = 0;
     for (const b of DELAY_BUCKETS) {
       const at = Math.round(n * fractionAtOrBelow(monitor, b * 1e9 + resolutionNs));
@@ -88,16 +90,17 @@ export function monitorEventLoop(registry: Registry): () => void {
   const delay = new Histogram({
     name: 'vaultstream_event_loop_delay_seconds',
     help: `How late the event loop ran a timer due every ${RESOLUTION_MS} ms: about how long the task before it held the loop (0 when idle)`,
+    labelNames: Object.keys(labels),
     buckets: DELAY_BUCKETS,
     registers: [registry],
     collect: fold,
   });
-  delay.zero({});
+  delay.zero(labels);
 
   const gc = new Histogram({
     name: 'vaultstream_gc_pause_seconds',
-    help: 'Garbage-collection pauses of the main thread, by kind (major, minor, incremental, weakcb)',
-    labelNames: ['kind'] as const,
+    help: 'Garbage-collection pauses of the thread, by kind (major, minor, incremental, weakcb)',
+    labelNames: ['kind', ...Object.keys(labels)],
     buckets: GC_BUCKETS,
     registers: [registry],
   });
@@ -105,7 +108,7 @@ export function monitorEventLoop(registry: Registry): () => void {
     for (const e of list.getEntries()) {
       const detail = (e as PerformanceEntry & { detail?: { kind?: number } }).detail;
       const kind = GC_KINDS[detail?.kind ?? -1] ?? 'other';
-      gc.observe({ kind }, e.duration / 1000);
+      gc.observe({ kind, ...labels }, e.duration / 1000);
     }
   });
   observer.observe({ entryTypes: ['gc'] });

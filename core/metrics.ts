@@ -1,10 +1,20 @@
-/** Prometheus metrics of the process (one registry, exposed by the API's /metrics). */
+/**
+ * Prometheus metrics of the process (one registry per thread, exposed by the API's /metrics).
+ * On the API's own thread (api/thread/worker.ts) the registry holds the API's metrics and that
+ * thread's event-loop delay and GC pauses, labelled `thread="api"`; the process-wide defaults
+ * (CPU, memory, handles) are the main thread's, and /metrics serves both registries' text.
+ */
+import { workerData } from 'node:worker_threads';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { monitorEventLoop } from './loop-metrics.ts';
 
+/** The thread this registry describes when it is not the main one (set by api/thread/host.ts). */
+export const metricsThread: string | undefined = (workerData as { metricsThread?: string } | null)
+  ?.metricsThread;
+
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
-monitorEventLoop(registry);
+if (!metricsThread) collectDefaultMetrics({ register: registry });
+monitorEventLoop(registry, metricsThread ? { thread: metricsThread } : {});
 
 export const rowsInserted = new Counter({
   name: 'vaultstream_rows_inserted_total',

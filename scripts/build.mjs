@@ -13,6 +13,9 @@
 //     streams/encode-worker.mjs worker, createRequire) are not copied: each module's
 //     `import.meta.url` is rewritten to its source file's URL (relative to the chunk, so the tree
 //     can move), and every relative path resolves as it does under tsx.
+//   - A second entry, dist/api-thread.js (api/thread/worker.ts), is the module the API's own thread
+//     runs (api/thread/host.ts): `VAULTSTREAM_BUNDLE` is defined so that the host picks it, and not
+//     the TypeScript source, when it runs from the bundle. It shares the CLI's chunks.
 //   - Chunks are content-hashed and never overwritten; the entry and dist/build-info.json are
 //     replaced by rename, build-info last: a CLI already running keeps loading its own chunks while
 //     another process rebuilds. Chunks no build referenced for a day are pruned.
@@ -25,6 +28,8 @@ import { BUILD_INFO, compiledBuild, ROOT } from './build-state.mjs';
 const root = fileURLToPath(ROOT);
 const outdir = join(root, 'dist');
 const ENTRY = 'vaultstream.js';
+/** Entries written under a fixed name (not content-hashed): replaced by rename at each build. */
+const FIXED = new Set([ENTRY, `${ENTRY}.map`, 'api-thread.js', 'api-thread.js.map']);
 const PRUNE_AFTER_MS = 24 * 3600 * 1000;
 
 if (process.argv.includes('--if-stale')) {
@@ -73,7 +78,8 @@ const startedAt = Date.now();
 const t0 = performance.now();
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { vaultstream: 'cli/main.ts' },
+  entryPoints: { vaultstream: 'cli/main.ts', 'api-thread': 'api/thread/worker.ts' },
+  define: { VAULTSTREAM_BUNDLE: 'true' },
   outdir,
   bundle: true,
   splitting: true,
@@ -97,7 +103,7 @@ const entryFiles = [];
 for (const file of result.outputFiles) {
   const name = relative(outdir, file.path);
   written.add(name);
-  if (name === ENTRY || name === `${ENTRY}.map`) {
+  if (FIXED.has(name)) {
     entryFiles.push(file);
     continue;
   }
@@ -110,8 +116,9 @@ for (const file of result.outputFiles) {
   } catch {}
   atomicWrite(file.path, file.contents);
 }
-// The map first: the entry's rename publishes the build.
-entryFiles.sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')));
+// The maps and the API thread's entry first: the CLI entry's rename publishes the build.
+const order = (f) => (f.path.endsWith('.map') ? 0 : relative(outdir, f.path) === ENTRY ? 2 : 1);
+entryFiles.sort((a, b) => order(a) - order(b));
 for (const file of entryFiles) atomicWrite(file.path, file.contents);
 
 const inputs = Object.keys(result.metafile.inputs).sort();
@@ -132,7 +139,7 @@ const bytes = result.outputFiles
   .filter((f) => !f.path.endsWith('.map'))
   .reduce((n, f) => n + f.contents.length, 0);
 console.error(
-  `vaultstream build: dist/${ENTRY} + ${written.size / 2 - 1} chunks (${(bytes / 1024).toFixed(0)} KiB) from ${inputs.length} files in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
+  `vaultstream build: dist/${ENTRY} + ${written.size / 2 - 1} chunks and entries (${(bytes / 1024).toFixed(0)} KiB) from ${inputs.length} files in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
 );
 
 function atomicWrite(path, contents) {

@@ -9,6 +9,12 @@ export const apiSchema = z
   .object({
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(3000),
+    /**
+     * Where the API runs in `vaultstream start` / `api`: `worker`, a thread of its own whose event
+     * loop serves only requests (api/thread/host.ts; the store, ingesters, consumers and settle stay
+     * on the main thread); `main`, the main thread's one event loop with everything else.
+     */
+    thread: z.enum(['worker', 'main']).default('worker'),
     /** Largest accepted JSON request body, in bytes (larger bodies are a 400 BAD_BODY). */
     bodyLimitBytes: z.number().int().min(256).max(10_485_760).default(65_536),
     cache: z

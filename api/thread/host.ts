@@ -1,0 +1,134 @@
+/**
+ * Starts the HTTP API on a thread of its own (`api.thread: worker`, docs/architecture.md#the-apis-thread)
+ * and serves it what stays on the main thread: the store (chDB allows one session per process),
+ * readiness, `/status` (the bus and the ingesters), the mint-flow lookup and the main registry's
+ * metrics, over a MessagePort (api/thread/rpc.ts). The data version is sent whenever it changes.
+ */
+import type { AddressInfo } from 'node:net';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { Config } from '../../core/config.ts';
+import type { Logger } from '../../core/log.ts';
+import { registry } from '../../core/metrics.ts';
+import type { Store } from '../../store/client.ts';
+import type { StatusBody } from '../dashboard/status-html.ts';
+import type { HandlerDeps } from '../handlers/types.ts';
+import type { Readiness } from '../readiness.ts';
+import { relayLog } from './log.ts';
+import { Peer } from './rpc.ts';
+import { storeMethods } from './store-proxy.ts';
+
+/** What the thread is started with (`workerData`). */
+export interface ApiThreadData {
+  /** The registry's thread label (core/metrics.ts). */
+  metricsThread: 'api';
+  /** The module the entry imports: the bundle's chunk or the TypeScript source. */
+  module: string;
+  port: MessagePort;
+  config: Config;
+  store: { kind: Store['kind']; database: string };
+  version: string;
+  logLevel: string;
+  mintFlow: boolean;
+}
+
+/** The running API thread: where it listens, and its stop. */
+export interface ApiThread {
+  address(): AddressInfo | string | null;
+  /** Stops accepting, lets the requests in flight finish, then ends the thread. */
+  close(): Promise<void>;
+}
+
+export interface ApiThreadOptions {
+  config: Config;
+  store: Store;
+  log: Logger;
+  dataVersion: () => number | string;
+  readiness: Pick<Readiness, 'check'>;
+  status: () => Promise<StatusBody>;
+  mintFlow?: HandlerDeps['mintFlow'];
+}
+
+/** How often the main thread looks for a new data version to send (a string comparison). */
+const VERSION_POLL_MS = 20;
+
+/** Set by scripts/build.mjs in the bundle: the thread then runs the bundle's `api-thread` entry. */
+declare const VAULTSTREAM_BUNDLE: boolean | undefined;
+
+function threadModule(): string {
+  return typeof VAULTSTREAM_BUNDLE !== 'undefined'
+    ? new URL('../../dist/api-thread.js', import.meta.url).href
+    : new URL('./worker.ts', import.meta.url).href;
+}
+
+export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread> {
+  const { port1, port2 } = new MessageChannel();
+  let version = String(opts.dataVersion());
+  const data: ApiThreadData = {
+    metricsThread: 'api',
+    module: threadModule(),
+    port: port2,
+    config: opts.config,
+    store: { kind: opts.store.kind, database: opts.store.database },
+    version,
+    logLevel: opts.log.level,
+    mintFlow: Boolean(opts.mintFlow),
+  };
+  const worker = new Worker(new URL('./entry.mjs', import.meta.url), {
+    workerData: data,
+    transferList: [port2],
+    // Its own heap limits are Node's defaults; stdout/stderr go to the process's.
+  });
+  const peer = new Peer(port1, {
+    ...storeMethods(opts.store),
+    readiness: () => opts.readiness.check(),
+    status: () => opts.status(),
+    metrics: () => registry.metrics(),
+    'mintFlow.lookup': ([signature]) =>
+      opts.mintFlow ? opts.mintFlow.lookup(signature as string) : Promise.resolve('not_flow'),
+  });
+  peer.onNote('log', (line) => relayLog(opts.log, line));
+  let started = false;
+  let stopped = false;
+  let dead = false;
+  const failed = new Promise<never>((_, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the API thread exited (code ${code})`)));
+  });
+  failed.catch((err) => {
+    dead = true;
+    peer.close();
+    if (!started || stopped) return;
+    // The API is gone: the process stops, as it would after an uncaught error on its one thread.
+    opts.log.fatal({ err: String(err) }, 'API thread failed');
+    process.exitCode = 1;
+    process.kill(process.pid, 'SIGTERM');
+  });
+  let address: AddressInfo | string | null;
+  try {
+    await Promise.race([new Promise<void>((r) => peer.onNote('loaded', () => r())), failed]);
+    address = await Promise.race([peer.call<AddressInfo | string | null>('listen'), failed]);
+  } catch (err) {
+    stopped = true;
+    peer.close();
+    await worker.terminate();
+    throw err;
+  }
+  started = true;
+  const poll = setInterval(() => {
+    const v = String(opts.dataVersion());
+    if (v === version) return;
+    version = v;
+    peer.notify('version', v);
+  }, VERSION_POLL_MS);
+  poll.unref();
+  return {
+    address: () => address,
+    close: async () => {
+      stopped = true;
+      clearInterval(poll);
+      if (!dead) await peer.call('close');
+      peer.close();
+      await worker.terminate();
+    },
+  };
+}

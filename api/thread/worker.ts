@@ -1,0 +1,48 @@
+/**
+ * The API's own thread (docs/architecture.md#the-apis-thread): the Koa app of api/server.ts with
+ * its response cache, fast path, rate limiter and request metrics, listening on the API's port.
+ * What the main thread holds is reached over the port api/thread/host.ts gave it: the store
+ * (api/thread/store-proxy.ts), readiness, `/status`, the mint-flow lookup and the main
+ * registry's metrics; the data version arrives whenever it changes. Started by
+ * api/thread/entry.mjs; `listen` and `close` are called by the host.
+ */
+import type { Server } from 'node:http';
+import { workerData } from 'node:worker_threads';
+import { registry } from '../../core/metrics.ts';
+import type { StatusBody } from '../dashboard/status-html.ts';
+import type { ReadinessReport } from '../readiness.ts';
+import { closeServer, createApp, listen } from '../server.ts';
+import type { ApiThreadData } from './host.ts';
+import { threadLogger } from './log.ts';
+import { mergeExpositions } from './metrics-text.ts';
+import { Peer } from './rpc.ts';
+import { storeProxy } from './store-proxy.ts';
+
+const data = workerData as ApiThreadData;
+let server: Server | undefined;
+const peer = new Peer(data.port, {
+  listen: async () => {
+    server = await listen(app, data.config.api.host, data.config.api.port);
+    return server.address();
+  },
+  // Stops accepting, lets the requests in flight finish, then the app's snapshots (api/server.ts).
+  close: async () => {
+    if (server) await closeServer(server);
+  },
+});
+let version = data.version;
+peer.onNote('version', (v) => {
+  version = v as string;
+});
+const log = threadLogger(peer, data.logLevel);
+const app = createApp({
+  store: storeProxy(peer, data.store),
+  config: data.config,
+  dataVersion: () => version,
+  log,
+  readiness: { check: () => peer.call<ReadinessReport>('readiness') },
+  mintFlow: data.mintFlow ? { lookup: (signature) => peer.call('mintFlow.lookup', [signature]) } : undefined,
+  status: () => peer.call<StatusBody>('status'),
+  metrics: async () => mergeExpositions([await peer.call<string>('metrics'), await registry.metrics()]),
+});
+peer.notify('loaded');
