@@ -77,7 +77,7 @@ export interface LoopWindow {
     /** Sum of the delays, ms: about the time the loop was held past a due timer. */
     totalMs: number;
   };
-  /** GC pauses of the main thread in the window, per kind and in all. */
+  /** GC pauses of the thread in the window, per kind and in all. */
   gc: {
     pauses: number;
     totalMs: number;
@@ -89,9 +89,18 @@ export interface LoopWindow {
 
 export const LOOP_METRICS = ['vaultstream_event_loop_delay_seconds', 'vaultstream_gc_pause_seconds'];
 
-/** The window between scrapes `a` and `b`, `windowMs` long. */
-export function loopWindow(a: Scrape, b: Scrape, windowMs: number): LoopWindow {
-  const d = diff(a, b, 'vaultstream_event_loop_delay_seconds');
+/** Whether the scrape has a thread's series (`thread="api"`: the API's own thread, core/metrics.ts). */
+export function hasThread(s: Scrape, thread: string): boolean {
+  return s.has(`vaultstream_event_loop_delay_seconds{thread="${thread}"}`);
+}
+
+/**
+ * The window between scrapes `a` and `b`, `windowMs` long, of one thread's loop: `thread`'s
+ * series (the API's own thread: `api`), or the main thread's (no label) when absent.
+ */
+export function loopWindow(a: Scrape, b: Scrape, windowMs: number, thread?: string): LoopWindow {
+  const label = thread ? `thread="${thread}"` : '';
+  const d = diff(a, b, `vaultstream_event_loop_delay_seconds${label ? `{${label}}` : ''}`);
   const above = (s: number) => d.counts.filter(([le]) => le > s).reduce((x, [, n]) => x + n, 0);
   const nonEmpty = (c: [number, number][]) => c.filter(([, n]) => n > 0).at(-1)?.[0];
   const dMax = nonEmpty(d.counts);
@@ -100,8 +109,9 @@ export function loopWindow(a: Scrape, b: Scrape, windowMs: number): LoopWindow {
   let pauses = 0;
   let gcSum = 0;
   for (const key of b.keys()) {
-    const kind = /^vaultstream_gc_pause_seconds\{kind="([^"]+)"\}$/.exec(key)?.[1];
-    if (!kind) continue;
+    const m = /^vaultstream_gc_pause_seconds\{kind="([^"]+)"(?:,(.*))?\}$/.exec(key);
+    if (!m || (m[2] ?? '') !== label) continue;
+    const kind = m[1];
     const g = diff(a, b, key);
     if (g.count === 0) continue;
     byKind[kind] = { pauses: g.count, totalMs: ms(g.sum) };

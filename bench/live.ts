@@ -1,6 +1,6 @@
 /**
  * The live benchmark: `npx tsx bench/live.ts [--size tiny|full] [--out FILE.json] [--seconds 15]
- * [--settle-s 20] [--backfill-days 45] [--uncached-requests 20]` (tiny: 1 day of devnet history,
+ * [--settle-s 20] [--backfill-days 45] [--uncached-requests 20] [--api-thread worker|main]` (tiny: 1 day of devnet history,
  * 1 s per load, 2 uncached requests per endpoint). The API under load while the chain moves, as a
  * new user meets it (issue 21, "A live benchmark"):
  *
@@ -21,8 +21,11 @@
  *    for the devnet's size: 20 ms).
  *
  * Each load's row also reports the service's event-loop delay and GC pauses over the load window
- * (`serviceEventLoopDelay`, `serviceGc`: the difference of two scrapes of its /metrics around the
- * load, bench/live-loop.ts): what held its one event loop while the requests waited.
+ * (the difference of two scrapes of its /metrics around the load, bench/live-loop.ts):
+ * `serviceEventLoopDelay`, `serviceGc` are the loop the requests waited on, the API's own thread
+ * (`api.thread: worker`, the default) or the one main loop (`--api-thread main`);
+ * `mainThreadEventLoopDelay`, `mainThreadGc` the main thread's (store, consumers, settle, ingest)
+ * when the API has its own.
  *
  * With `--cpu-profile true` the service runs under `node --cpu-prof`, and each load's window of
  * its main thread is summarized (self time by place and by function, bench/live-profile.ts) in
@@ -35,7 +38,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
-import { LOOP_METRICS, type LoopWindow, loopWindow, parseHistograms, type Scrape } from './live-loop.ts';
+import {
+  hasThread,
+  LOOP_METRICS,
+  type LoopWindow,
+  loopWindow,
+  parseHistograms,
+  type Scrape,
+} from './live-loop.ts';
 import { type ProfileSummary, summarizeProfile } from './live-profile.ts';
 import { type LoadNumbers, loadMix } from './load.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
@@ -67,6 +77,8 @@ async function main(): Promise<void> {
       'devnet-chains': undefined,
       'devnet-vaults': undefined,
       'cpu-profile': 'false',
+      // The service's api.thread: `worker` (default) or `main` (the API on the main thread's loop).
+      'api-thread': 'worker',
       // Extra node flags for the service, after npm start's own (a GC experiment: `--service-node-args=--max-semi-space-size=32`).
       'service-node-args': '',
     },
@@ -95,15 +107,22 @@ async function main(): Promise<void> {
   };
   if (values['devnet-chains']) devnetEnv.VAULTSTREAM__devnet__chainIds = values['devnet-chains'];
   if (values['devnet-vaults']) devnetEnv.VAULTSTREAM__devnet__vaults = values['devnet-vaults'];
+  const apiThread = values['api-thread'];
+  if (apiThread !== 'worker' && apiThread !== 'main') throw new Error('--api-thread: worker or main');
   try {
     // 1. The service with its devnet, data moving.
     const t0 = performance.now();
     const profDir = join(dir, 'cpu-profile');
     const profile = values['cpu-profile'] === 'true';
-    const svc = await startVaultstream('start', dataDir, devnetEnv, [
-      ...(profile ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`] : []),
-      ...values['service-node-args'].split(' ').filter(Boolean),
-    ]);
+    const svc = await startVaultstream(
+      'start',
+      dataDir,
+      { ...devnetEnv, VAULTSTREAM__api__thread: apiThread },
+      [
+        ...(profile ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`] : []),
+        ...values['service-node-args'].split(' ').filter(Boolean),
+      ],
+    );
     const readySeconds = (performance.now() - t0) / 1000;
     await sleep(settleMs);
     const vaults = (await (await fetch(`${svc.url}/v1/vaults`)).json()) as { data: { slug: string }[] };
@@ -123,8 +142,10 @@ async function main(): Promise<void> {
       load1m: number[];
       /** Wall-clock ms of the API's load (to find it in the CPU profile). */
       window: [number, number];
-      /** The service's event-loop delay and GC pauses during the API's load (bench/live-loop.ts). */
+      /** The event-loop delay and GC pauses of the loop serving requests during the API's load (bench/live-loop.ts). */
       loop: LoopWindow;
+      /** The main thread's, when the API has its own thread. */
+      mainLoop?: LoopWindow;
       /** The service's resident memory (MB) after the API's load. */
       rssMb: number;
       profile?: ProfileSummary;
@@ -170,7 +191,7 @@ async function main(): Promise<void> {
             loggedDuring,
             load1m: [before, loadavg()[0]],
             window,
-            loop: loopWindow(c0.loop, c1.loop, window[1] - window[0]),
+            ...loops(c0.loop, c1.loop, window[1] - window[0]),
             rssMb: c1.rssMb,
           });
         }
@@ -247,8 +268,11 @@ async function main(): Promise<void> {
             rowsLandedDuringLoad: m.during.rows,
             answersComputed: { foreground: m.during.foreground, background: m.during.background },
             cacheLookups: m.during.lookups,
+            apiThread,
             serviceEventLoopDelay: m.loop.delay,
             serviceGc: m.loop.gc,
+            mainThreadEventLoopDelay: m.mainLoop?.delay,
+            mainThreadGc: m.mainLoop?.gc,
             serviceRssMb: m.rssMb,
           },
         ),
@@ -291,6 +315,7 @@ async function main(): Promise<void> {
       note: `Shared ${cpus().length}-core machine: the devnet (anvil x3, simulator), the service, the load generator and other work compete for the cores; load1m is the machine's 1-minute load average around each load.`,
       loadAverage: { start: loadStart, end: loadavg() },
       serviceNodeArgs: values['service-node-args'] || undefined,
+      apiThread,
       devnet: {
         backfillDays: Number(values['backfill-days']),
         readySeconds: round(readySeconds, 1),
@@ -316,6 +341,9 @@ async function main(): Promise<void> {
         'loop delay p99/max ≤ ms': `${m.loop.delay.p99AtMostMs}/${m.loop.delay.maxAtMostMs}`,
         'delays > 5 ms': m.loop.delay.over5ms,
         'gc ms (%)': `${m.loop.gc.totalMs} (${m.loop.gc.percentOfWindow})`,
+        'main loop p99/max ≤ ms': m.mainLoop
+          ? `${m.mainLoop.delay.p99AtMostMs}/${m.mainLoop.delay.maxAtMostMs}`
+          : '-',
       })),
     );
     console.table(uncached);
@@ -343,6 +371,15 @@ async function timedGet(base: string, path: string): Promise<number> {
   const ms = performance.now() - t;
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 300)}`);
   return ms;
+}
+
+/**
+ * The loops of a load window: the API's own thread's (the one requests wait on) and the main
+ * thread's when the API has its own thread, else the one main loop.
+ */
+function loops(a: Scrape, b: Scrape, windowMs: number): { loop: LoopWindow; mainLoop?: LoopWindow } {
+  const main = loopWindow(a, b, windowMs);
+  return hasThread(b, 'api') ? { loop: loopWindow(a, b, windowMs, 'api'), mainLoop: main } : { loop: main };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * What holds the process's event loop, as Prometheus histograms on the process registry: how
- * late the loop's timers run (event-loop delay) and how long garbage-collection pauses last. In
- * the embedded deployment one event loop runs ingest, the stream consumers, the settle step and
- * the API, so a request that arrives while any of them runs a long synchronous stretch, or while
- * V8 collects, waits for it; these two say how often and how long (docs/architecture.md#event-loop).
+ * What holds a thread's event loop, as Prometheus histograms on its registry: how late the
+ * loop's timers run (event-loop delay) and how long garbage-collection pauses last. In the
+ * embedded deployment the main thread's loop runs ingest, the stream consumers and the settle
+ * step, and the API's own thread (api/thread/worker.ts) its requests, so a task that arrives while
+ * its loop runs a long synchronous stretch, or while V8 collects, waits for it; these two say how
+ * often and how long (docs/architecture.md#event-loop).
  *
  * Both are cumulative, so the distribution over any window is the difference of two scrapes
  * (bench/live.ts reads them around each load).
