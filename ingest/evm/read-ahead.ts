@@ -27,7 +27,8 @@ export interface RangeRead {
   /**
    * The snapshot reads started for the last block of each UTC day that ends between two of
    * `headers`, by block (a failure is the follower's to report; the day ending at the range's
-   * first block is not among them: the previous range's last block closes it).
+   * first block is not among them: the previous range's last block closes it). Started from the
+   * headers read alongside the logs: a range the provider shrank may hold unused reads past it.
    */
   closes: Map<number, Promise<Emitted[]>>;
 }
@@ -122,25 +123,38 @@ export class RangeReader {
     reading.read = (async () => {
       const want = Math.min(head, from + reader.sizer.size - 1);
       const windowFrom = head - this.window + 1;
+      // The snapshot read of each day close (the last block of a UTC day, followed by the next
+      // day's first), started once: as soon as the headers show it.
+      const closes = new Map<number, Promise<Emitted[]>>();
+      const startCloses = (headers: BlockStamp[]) =>
+        headers.forEach((h, k) => {
+          const next = headers[k + 1];
+          if (
+            !next ||
+            closes.has(h.number) ||
+            Math.floor(h.timestamp / DAY) === Math.floor(next.timestamp / DAY)
+          )
+            return;
+          const read = takeSnapshot(reader, this.contracts, h);
+          read.catch(() => {});
+          closes.set(h.number, read);
+        });
       // The range's ends, its window and the last blocks of its UTC days need no logs: read while
-      // the logs are, so the search's round trips are not added to theirs (if the range shrinks,
-      // its new end is read after; if this read fails, rangeHeaders reads them again).
+      // the logs are, so the search's round trips are not added to theirs, and the day closes'
+      // snapshots asked for before the next range's logs (if the range shrinks, its new end is
+      // read after; if this read fails, rangeHeaders reads them again).
       const early = rangeHeaders(reader, from, want, windowFrom, []).then(
-        (stamps) => stamps.filter(isHeader),
+        (stamps) => {
+          startCloses(stamps);
+          return stamps.filter(isHeader);
+        },
         () => [],
       );
       const { logs, to } = await reader.logs(from, want);
       reading.logsTo = to;
       if (this.newest === reading) this.pump();
       const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early);
-      const closes = new Map<number, Promise<Emitted[]>>();
-      headers.forEach((h, k) => {
-        const next = headers[k + 1];
-        if (!next || Math.floor(h.timestamp / DAY) === Math.floor(next.timestamp / DAY)) return;
-        const read = takeSnapshot(reader, this.contracts, h);
-        read.catch(() => {});
-        closes.set(h.number, read);
-      });
+      startCloses(headers);
       return { logs, to, headers, closes };
     })();
     // A failure is the next round's (it awaits this read), never an unhandled rejection.
