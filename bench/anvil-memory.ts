@@ -6,21 +6,31 @@
  * are the RSS at ready, just before and after that restart and at the end (the largest node),
  * the restart's outage, and the growth after it per 1,000 ticks and per day at a tick every
  * 3 s (28,800 ticks: a least-squares slope over the samples from `--settle` ticks after the
- * restart). `--live-states 0` runs the same without the restart.
+ * restart). The devnet runs as `vaultstream start` embeds it: after the restart each node keeps
+ * the transactions of the last `devnet.liveTransactionBlocks` blocks (2,000 there;
+ * `--transaction-blocks N` sets it, 0 keeps all as `vaultstream devnet` does). `--live-states 0`
+ * runs the same without the restart.
  *
- *   npx tsx bench/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 3000] [--sample 100] [--settle 200] [--history-ticks 600] [--live-states 64]
+ *   npx tsx bench/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 3000] [--sample 100] [--settle 200] [--history-ticks 600] [--live-states 64] [--transaction-blocks N]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
-import { startDevnet } from '../devnet/run.ts';
+import { liveTransactionBlocks, startDevnet } from '../devnet/run.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
 const { values, size, out } = benchArgs(
   'anvil-memory',
-  { ticks: undefined, sample: undefined, settle: undefined, 'history-ticks': undefined, 'live-states': '64' },
+  {
+    ticks: undefined,
+    sample: undefined,
+    settle: undefined,
+    'history-ticks': undefined,
+    'live-states': '64',
+    'transaction-blocks': undefined,
+  },
   {
     tiny: { ticks: '12', sample: '2', settle: '0', 'history-ticks': '6' },
     full: { ticks: '3000', sample: '100', settle: '200', 'history-ticks': '600' },
@@ -64,11 +74,14 @@ const settings = parseConfig({
     liveIntervalMs: 0,
     historyStatesTicks: historyTicks,
     liveStates: Number(values['live-states']),
+    ...(values['transaction-blocks'] === undefined
+      ? {}
+      : { liveTransactionBlocks: Number(values['transaction-blocks']) }),
     ...(size === 'tiny' ? { chainIds: [98866], vaults: 2, backfillDays: 2 } : {}),
   },
 }).devnet;
 const log = createLogger('warn');
-const devnet = await startDevnet({ settings, dataDir: dir, log });
+const devnet = await startDevnet({ settings, dataDir: dir, log, embedded: true });
 const samples: { tick: number; rssMb: number[] }[] = [];
 const sample = (tick: number) =>
   samples.push({ tick, rssMb: devnet.anvilHomes.map((h) => round(rssOf(h) / MB, 1)) });
@@ -118,6 +131,7 @@ writeReport(out, {
   size,
   rows,
   liveStates: settings.liveStates,
+  liveTransactionBlocks: liveTransactionBlocks(settings, true),
   historyStatesTicks: historyTicks,
   loadavg: loadavg().map((x) => round(x, 1)),
   samples,

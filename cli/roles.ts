@@ -65,6 +65,7 @@ async function withDevnet(
     dataDir: cfg.dataDir,
     log,
     clearPrevious: true,
+    embedded: true,
     onProgress: progress?.devnet,
   });
   const chains = devnet.chains.map((c) => chainSchema.parse(c));

@@ -92,6 +92,14 @@ export interface AnvilOptions {
   keepStates?: number;
   /** A chain to start from (`anvil --load-state`, as devnet/anvil-state.ts dumps it). */
   chain?: Buffer;
+  /**
+   * Keep the transactions, receipts, call traces and logs of only the last this-many blocks
+   * (`--transaction-block-keeper`): each block mined drops those of the block this many below
+   * it (the block itself stays, with no transactions; eth_getLogs then finds nothing there, and
+   * says nothing). Blocks of `chain` below `this many` under its head keep theirs for good.
+   * Default: all kept.
+   */
+  keepTransactionBlocks?: number;
 }
 
 export interface RestartResult {
@@ -123,9 +131,10 @@ export interface AnvilNode {
    * blocks answer; at older ones they fail, as past any bound). Every block, transaction,
    * receipt and log stays, with the same hashes (checked: on a difference the node is left
    * as it was and this throws). Nothing may write to the node meanwhile; its readers see
-   * refused connections for `outageMs`.
+   * refused connections for `outageMs`. With `keepTransactionBlocks` the restarted node keeps
+   * the transactions of only that many blocks from then on (AnvilOptions).
    */
-  restart(keepStates: number): Promise<RestartResult>;
+  restart(keepStates: number, keepTransactionBlocks?: number): Promise<RestartResult>;
   /** Kills the node and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -195,6 +204,7 @@ function spawnAnvil(
   if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp));
   if (opts.manyPerBlock) args.push('--order', 'fifo', '--gas-limit', '1000000000');
   if (opts.keepStates) args.push('--prune-history', String(opts.keepStates));
+  if (opts.keepTransactionBlocks) args.push('--transaction-block-keeper', String(opts.keepTransactionBlocks));
   // anvil writes the states it moves out of memory under $HOME/.foundry/anvil/tmp and leaves
   // them behind when it is killed (71 GB after a few days of tests here): each node gets a HOME
   // of its own, removed when it exits (by the wrapper, or here if the group was killed).
@@ -304,7 +314,7 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
     async checkpoint() {
       saved = { head: await headOf(rpcUrl), chain: await dumpChain(rpcUrl, false) };
     },
-    async restart(keepStates) {
+    async restart(keepStates, keepTransactionBlocks = 0) {
       if (!saved) throw new VaultstreamError('INTERNAL', `anvil ${rpcUrl}: restart without a checkpoint`);
       const from = saved.head.number;
       const head = await headOf(rpcUrl);
@@ -315,6 +325,8 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
         port: undefined,
         keepStates: Math.max(1, Math.min(replayed, keepStates)),
         chain: saved.chain,
+        // Its dump is the restarted node's whole chain.
+        keepTransactionBlocks: undefined,
       });
       let chain: Buffer;
       try {
@@ -330,6 +342,7 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
         await replica.stop();
       }
       opts.keepStates = keepStates;
+      opts.keepTransactionBlocks = keepTransactionBlocks || undefined;
       saved = undefined;
       const stopped = performance.now();
       await stopRunning(current);

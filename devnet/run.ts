@@ -70,6 +70,12 @@ export interface StartDevnetOptions {
    * store or the bus.
    */
   clearPrevious?: boolean;
+  /**
+   * The devnet runs inside the service that reads it (`vaultstream start`): its ingester starts
+   * at block 0 with these chains, so `liveTransactionBlocks` defaults to
+   * EMBEDDED_TRANSACTION_BLOCKS rather than 0 (keep all).
+   */
+  embedded?: boolean;
   /** Told as each simulated backfill day completes on every chain, then once live; absent = nothing. */
   onProgress?: (p: DevnetProgress) => void;
 }
@@ -119,6 +125,25 @@ export function keptStates(settings: Pick<DevnetSettings, 'backfillDays' | 'hist
   return 12 * settings.backfillDays + settings.historyStatesTicks;
 }
 
+/**
+ * Blocks whose transactions, receipts, call traces and logs each node keeps after its restart
+ * when the devnet is embedded (`devnet.liveTransactionBlocks` unset): about 1.7 hours of live
+ * ticks (a block a tick per chain) and 70 MB of a node's memory (~35 KB a tick's block), 30
+ * times `liveStates`. Nothing re-reads that far back: the ingester starts at block 0 with the
+ * devnet (`vaultstream start` deletes a previous devnet's checkpoints: clearPreviousDevnet) and
+ * reads at most `liveStates` blocks behind the head once the nodes have restarted (its calls at
+ * older blocks fail), its reorg window is 64 blocks, the mint flow tracker reads each relay's
+ * receipt as it comes, and the restart's replay reads the blocks since its checkpoint before any
+ * is dropped. An ingester asking for dropped blocks anyway stops with an error (ingest/evm/chain.ts
+ * `transactionsDropped`), never reads them as empty.
+ */
+export const EMBEDDED_TRANSACTION_BLOCKS = 2_000;
+
+/** `devnet.liveTransactionBlocks`, or its default for an embedded devnet (0 otherwise: keep all). */
+export function liveTransactionBlocks(settings: DevnetSettings, embedded: boolean): number {
+  return settings.liveTransactionBlocks ?? (embedded ? EMBEDDED_TRANSACTION_BLOCKS : 0);
+}
+
 /** Starts the devnet described by `settings` and returns once the backfill is written and live ticks are scheduled. */
 export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const { settings } = opts;
@@ -151,6 +176,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       nodes,
       historyStatesTicks: settings.historyStatesTicks,
       liveStates: settings.liveStates,
+      keepTransactionBlocks: liveTransactionBlocks(settings, opts.embedded ?? false),
       reconnect: () => simulator.reconnect(),
       log,
     });

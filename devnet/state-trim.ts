@@ -10,7 +10,10 @@
  * replayed, so that the restarted node holds the states a node keeping `liveStates` would: an
  * ingester up to that many blocks behind still reads the states it needs. Each carried state
  * holds its own copy of the contracts' code (about 1 MB in memory) until newer blocks push it
- * out.
+ * out. The restarted node also keeps the transactions, receipts and logs of only the last
+ * `keepTransactionBlocks` blocks (`devnet.liveTransactionBlocks`; 0 = all): the history's
+ * ingester has read them by then, and its restart (the replay of the blocks since the
+ * checkpoint) is past.
  */
 import type { Logger } from '../core/log.ts';
 import type { AnvilNode } from './anvil.ts';
@@ -19,6 +22,8 @@ export interface StateTrimOptions {
   nodes: AnvilNode[];
   historyStatesTicks: number;
   liveStates: number;
+  /** Blocks whose transactions the restarted nodes keep (devnet/anvil.ts); 0 = all. */
+  keepTransactionBlocks: number;
   /** Reconnects the simulator to the restarted nodes. */
   reconnect: () => Promise<void>;
   log: Logger;
@@ -41,10 +46,13 @@ export function stateTrim(o: StateTrimOptions): StateTrim {
       if (ticks === checkpointAt) await Promise.all(o.nodes.map((n) => n.checkpoint()));
       if (ticks !== o.historyStatesTicks) return;
       off = true;
-      const done = await Promise.all(o.nodes.map((n) => n.restart(o.liveStates))).finally(o.reconnect);
+      const done = await Promise.all(
+        o.nodes.map((n) => n.restart(o.liveStates, o.keepTransactionBlocks)),
+      ).finally(o.reconnect);
       o.log.info(
         {
           liveStates: o.liveStates,
+          keepTransactionBlocks: o.keepTransactionBlocks,
           nodes: done.map((d, i) => ({ chainId: o.nodes[i].chainId, ...d })),
         },
         'devnet: anvil nodes restarted keeping fewer block states',

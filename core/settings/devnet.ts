@@ -35,6 +35,17 @@ export const devnetSchema = z
      * state grows with every block mined (anvil 1.7.1): fewer kept, slower growth.
      */
     liveStates: z.number().int().min(0).default(64),
+    /**
+     * Blocks whose transactions, receipts, call traces and logs each anvil node keeps once it
+     * has restarted keeping `liveStates` (anvil's `--transaction-block-keeper`): as block n is
+     * mined, block n - this many loses them (the block stays; eth_getLogs finds nothing there),
+     * which bounds what the chain's transactions take of a node's memory. Blocks already that old
+     * at the restart keep theirs. 0 = keep all. Unset: EMBEDDED_TRANSACTION_BLOCKS (2,000,
+     * devnet/run.ts) inside `vaultstream start`, whose ingester starts at block 0 with the devnet
+     * and reads near the head; 0 under `vaultstream devnet`, which a service may read from block 0
+     * at any time.
+     */
+    liveTransactionBlocks: z.number().int().min(0).optional(),
     /** Seed of the simulator's random choices: the same seed gives the same history. */
     seed: z.number().int().default(1),
     /** Ground-truth JSON path; empty = `<dataDir>/devnet/ground-truth.json`. */

@@ -35,6 +35,30 @@ export interface ReadCall {
 }
 
 const hex = (n: number) => numberToHex(n);
+/** A block as eth_getBlockByNumber(n, false) answers it, the fields read. */
+interface RawHeader {
+  number: Hex;
+  hash: Hex;
+  parentHash: Hex;
+  timestamp: Hex;
+  /** Its transactions' hashes. */
+  transactions?: unknown[];
+  transactionsRoot?: Hex;
+}
+
+/** The root of an empty transaction list (as is `0x00…00` on some chains). */
+const EMPTY_TRANSACTIONS_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
+/**
+ * Whether the node dropped the block's transactions: it lists none under a root of some. anvil
+ * does so past `--transaction-block-keeper` (the devnet's `devnet.liveTransactionBlocks`), and
+ * eth_getLogs then answers nothing for that block, without an error: the range is refused
+ * rather than read as empty.
+ */
+function transactionsDropped(b: RawHeader): boolean {
+  const root = b.transactionsRoot;
+  return b.transactions?.length === 0 && !!root && root !== EMPTY_TRANSACTIONS_ROOT && !/^0x0*$/.test(root);
+}
 /** Logs one eth_getLogs answer should hold at most: bounds the memory of a range in flight. */
 export const TARGET_LOGS = 10_000;
 /** The first range asked for (at most `maxBlockRange`): a dense chain is not read 2,000 blocks at once. */
@@ -117,7 +141,7 @@ export class ChainReader {
     return Number(await this.opts.rpc.call<Hex>('eth_blockNumber', []));
   }
 
-  /** Headers of blocks `from..to`, in order; throws when the node lacks one. */
+  /** Headers of blocks `from..to`, in order; throws when the node lacks one or dropped its transactions. */
   headers(from: number, to: number): Promise<BlockHeader[]> {
     const numbers: number[] = [];
     for (let n = from; n <= to; n++) numbers.push(n);
@@ -126,7 +150,8 @@ export class ChainReader {
 
   /**
    * Headers of the blocks `numbers`, in that order, `headerBatchSize` to a batch, the batches
-   * sent at once (the chain's `maxConcurrentRequests` bounds them); throws when the node lacks one.
+   * sent at once (the chain's `maxConcurrentRequests` bounds them); throws when the node lacks one
+   * or dropped its transactions (`transactionsDropped`: each range reads its first and last block's).
    */
   async headersAt(numbers: number[]): Promise<BlockHeader[]> {
     const parts: number[][] = [];
@@ -134,7 +159,7 @@ export class ChainReader {
       parts.push(numbers.slice(start, start + this.opts.headerBatchSize));
     const answers = await Promise.all(
       parts.map((part) =>
-        this.opts.rpc.batch<{ number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex } | null>(
+        this.opts.rpc.batch<RawHeader | null>(
           part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
         ),
       ),
@@ -143,6 +168,11 @@ export class ChainReader {
     answers.forEach((blocks, p) => {
       blocks.forEach((b, k) => {
         if (!b) throw rpcFailure('eth_getBlockByNumber', `block ${parts[p][k]} is not available yet`);
+        if (transactionsDropped(b))
+          throw rpcFailure(
+            'eth_getBlockByNumber',
+            `block ${parts[p][k]}: the node no longer holds its transactions, nor its logs (anvil keeps those of the last --transaction-block-keeper blocks only: the devnet's devnet.liveTransactionBlocks)`,
+          );
         out.push({
           number: Number(b.number),
           hash: b.hash,

@@ -4,7 +4,10 @@
  * and comes back on the same port with the same chain. The ingester rides through on its
  * retries: `/readyz` answers 200 at every poll, no chain sees a reorg or logs an error, and
  * once the ticks end every vault's holders and TVL equal the ground truth (nothing lost or
- * counted twice across the restart).
+ * counted twice across the restart). From the restart on the nodes keep the transactions of
+ * only the last 24 blocks (`devnet.liveTransactionBlocks`, as `vaultstream start` keeps 2,000):
+ * the 20 ticks after it drop those of the blocks before it, which the ingester read long before,
+ * so none of this changes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,8 @@ const RESTARTED = /"msg":"devnet: anvil nodes restarted keeping fewer block stat
  */
 const HISTORY_TICKS = 60;
 const LIVE_TICKS = 80;
+/** Blocks whose transactions the restarted nodes keep. */
+const KEPT = 24;
 
 /** The primary chain's head, once it has not moved for a while (the last tick is written). */
 async function stillHead(svc: Service): Promise<bigint> {
@@ -60,6 +65,7 @@ describe('the devnet restarting its anvil nodes under a running service', () => 
       reorgAtTick: '0',
       historyStatesTicks: String(HISTORY_TICKS),
       liveStates: '16',
+      liveTransactionBlocks: String(KEPT),
     });
     const polls: number[] = [];
     let polling = true;
@@ -80,7 +86,12 @@ describe('the devnet restarting its anvil nodes under a running service', () => 
     });
     const restarted = JSON.parse(svc.log.stderr.split('\n').find((l) => RESTARTED.test(l)) as string);
     expect(restarted.nodes).toHaveLength(svc.rpc.size);
-    await stillHead(svc);
+    const head = await stillHead(svc);
+    // Every tick's block has transactions: those of a block past KEPT are gone, the head's are there.
+    const client = [...svc.rpc.values()][0];
+    const dropped = await client.getBlock({ blockNumber: head - BigInt(KEPT) - 1n });
+    expect(dropped.transactions, `block ${dropped.number}'s transactions`).toEqual([]);
+    expect((await client.getBlock({ blockNumber: head })).transactions.length).toBeGreaterThan(0);
     await waitDrained(svc);
     polling = false;
     await poller;
