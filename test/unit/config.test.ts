@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyEnv, configSchema, ENV_KEYS, loadConfig, parseConfig, unknownKeys } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
+import { EMBEDDED_TRANSACTION_BLOCKS, liveTransactionBlocks } from '../../devnet/run.ts';
 
 const vault = {
   slug: 'v1',
@@ -124,6 +125,19 @@ describe('config', () => {
   it('config/default.yaml is valid under the strict schema', () => {
     const cfg = loadConfig(join(import.meta.dirname, '..', '..', 'config', 'default.yaml'), {});
     expect(cfg.devnet.enabled).toBe(true);
+  });
+
+  it('devnet.liveTransactionBlocks: 2,000 inside vaultstream start, all kept under vaultstream devnet, unless set', () => {
+    const unset = parseConfig({}).devnet;
+    expect(unset.liveTransactionBlocks).toBeUndefined();
+    expect(liveTransactionBlocks(unset, true)).toBe(EMBEDDED_TRANSACTION_BLOCKS);
+    expect(EMBEDDED_TRANSACTION_BLOCKS).toBe(2_000);
+    expect(liveTransactionBlocks(unset, false)).toBe(0);
+    const set = applyEnv({}, { VAULTSTREAM__devnet__liveTransactionBlocks: '0' });
+    expect(liveTransactionBlocks(parseConfig(set).devnet, true)).toBe(0);
+    expect(liveTransactionBlocks(parseConfig({ devnet: { liveTransactionBlocks: 300 } }).devnet, false)).toBe(
+      300,
+    );
   });
 
   it('requires brokers for the kafka bus', () => {
