@@ -35,6 +35,7 @@ import { RangeReader } from './read-ahead.ts';
 import { type ChainCheckpoint, ChainStopped, extendTip, keptBlocks, retractOrphans } from './reorg.ts';
 import { isFault } from './rpc.ts';
 import { dayCloseSnapshots, takeSnapshot } from './snapshots.ts';
+import { copyState } from './state-copy.ts';
 
 export { type ChainCheckpoint, ChainStopped, type TipBlock } from './reorg.ts';
 
@@ -76,17 +77,14 @@ export class ChainFollower {
   private readonly decimals = new Map<string, number>();
   private readonly baseOf = new Map<string, string>();
   private genesisChecked = false;
-  /** The range reads, with the one read ahead while backfilling. */
+  /** The range reads, with those read ahead while backfilling. */
   private readonly ranges: RangeReader;
   /** When the checkpoint was last saved (performance.now()), and whether the state moved on since. */
   private savedAt = Number.NEGATIVE_INFINITY;
   private unsaved = false;
-  /** A checkpoint write the round did not wait for (deep below the window; failure handled). */
+  /** A checkpoint write not waited for (deep below the window; failure handled). */
   private saving: Promise<void> | undefined;
-  /**
-   * A deep range's publish the round did not wait for: `done` resolves once it settled (never
-   * rejects), `before` is the state from before that range (all of it published).
-   */
+  /** A deep range's publish not waited for (`done`: settled, never rejects) and the state before it. */
   private inflight: { done: Promise<{ error?: unknown }>; before: ChainCheckpoint } | undefined;
   /** The first checkpoint, holding the genesis hash: durable before anything is published. */
   private genesisSaving: Promise<void> | undefined;
@@ -251,7 +249,7 @@ export class ChainFollower {
     // Deep below the window (never retracted) and not the last range: published while the next
     // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
     const overlap = to < this.head - reorgWindow;
-    const before = overlap ? structuredClone(this.state) : undefined;
+    const before = overlap ? copyState(this.state) : undefined;
     const publishing = this.deps.publish(records);
     if (!overlap) await publishing;
     this.state.tip = extendTip(this.state.tip, headers, events, reorgWindow);
@@ -262,7 +260,7 @@ export class ChainFollower {
     if (due) this.state.lastSnapshotAt = now;
     if (!before && this.checkpointDue(to)) await this.deps.checkpoint.saveAsync(this.state);
     else if (before) {
-      const snapshot = this.checkpointDue(to) ? structuredClone(this.state) : undefined;
+      const snapshot = this.checkpointDue(to) ? copyState(this.state) : undefined;
       const done = publishing.then(
         () => {
           // The checkpoint of this range, only once it is durable (and queued before any later write).

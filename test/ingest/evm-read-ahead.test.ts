@@ -2,12 +2,13 @@
  * The follower's read-ahead (ingest/evm/read-ahead.ts) on the sparse chain of the benchmark
  * (devnet/sparse-chain.ts, over HTTP; at most 100 logs an answer): while a taken range is
  * processed, the logs of the two ranges after it are read, one after the other, whether or
- * not the follower took the first of them; a take that does not match drops them.
+ * not the follower took the first of them (one only when the range ahead is full: a dense
+ * chain); a take that does not match drops them.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { type SparseChain, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
-import { ChainReader } from '../../ingest/evm/chain.ts';
+import { ChainReader, TARGET_LOGS } from '../../ingest/evm/chain.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { topicsOf } from '../../ingest/evm/decode.ts';
 import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
@@ -20,30 +21,28 @@ beforeAll(async () => {
 });
 afterAll(() => chain.stop());
 
+function readers(c: SparseChain): { reader: ChainReader; ranges: RangeReader } {
+  const config = parseConfig({
+    dataDir: '/nonexistent',
+    devnet: { enabled: false },
+    chains: [{ chainId: 42161, name: 'sparse', rpcUrls: [c.url], confirmations: 0 }],
+    vaults: [sparseVaultConfig(c.token)],
+  });
+  const reader = new ChainReader({
+    rpc: createEvmRpc({ urls: [c.url], timeoutMs: 5_000, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 1 }),
+    addresses: [c.token],
+    topics: topicsOf(MAPPED_EVENTS),
+    maxBlockRange: 1_000_000_000,
+    headerBatchSize: 100,
+    multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
+  });
+  return { reader, ranges: new RangeReader(reader, chainContracts(config, config.chains[0])) };
+}
+
 describe('the range read-ahead', () => {
   it('reads the logs of two ranges beyond the one taken, in order, and drops them on a mismatched take', async () => {
-    const config = parseConfig({
-      dataDir: '/nonexistent',
-      devnet: { enabled: false },
-      chains: [{ chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0 }],
-      vaults: [sparseVaultConfig(chain.token)],
-    });
-    const reader = new ChainReader({
-      rpc: createEvmRpc({
-        urls: [chain.url],
-        timeoutMs: 5_000,
-        maxAttempts: 1,
-        backoffMs: 1,
-        maxBackoffMs: 1,
-      }),
-      addresses: [chain.token],
-      topics: topicsOf(MAPPED_EVENTS),
-      maxBlockRange: 1_000_000_000,
-      headerBatchSize: 100,
-      multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
-    });
+    const { reader, ranges } = readers(chain);
     reader.sizer.size = 5_000;
-    const ranges = new RangeReader(reader, chainContracts(config, config.chains[0]));
     const first = await ranges.take(0, chain.head);
     // Not taken again: the two ranges after it are read anyway, and no more.
     await vi.waitFor(() => expect(chain.logRanges).toHaveLength(3), { timeout: 10_000, interval: 10 });
@@ -66,5 +65,24 @@ describe('the range read-ahead', () => {
     expect(chain.logRanges[4][0]).toBe(first.to + 1);
     expect(again.to).toBeGreaterThan(first.to);
     await ranges.settle();
+  }, 30_000);
+  it('reads one range ahead when it is full (a dense chain)', async () => {
+    const dense = await startSparseChain({
+      blocks: 60_000,
+      events: 3 * TARGET_LOGS,
+      maxLogs: 2 * TARGET_LOGS,
+    });
+    try {
+      const { reader, ranges } = readers(dense);
+      // About TARGET_LOGS logs a range.
+      reader.sizer.size = 20_000;
+      await ranges.take(0, dense.head);
+      await vi.waitFor(() => expect(dense.logRanges).toHaveLength(2), { timeout: 10_000, interval: 10 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(dense.logRanges).toHaveLength(2);
+      await ranges.settle();
+    } finally {
+      await dense.stop();
+    }
   }, 30_000);
 });
