@@ -1,5 +1,5 @@
 /**
- * Where the service's main thread spent a time window, from the V8 CPU profile it writes at
+ * Where one of the service's threads spent a time window, from the V8 CPU profile it writes at
  * exit (`node --cpu-prof`, bench/live.ts `--cpu-profile true`): self time per function and per
  * place (a package of node_modules, a project directory, Node's internals, or V8's own
  * categories: `(garbage collector)`, `(program)`, `(idle)`). The window is located from the end:
@@ -67,11 +67,22 @@ function placeOfFile(url: string): string {
   return rel.startsWith('..') ? path : rel;
 }
 
-/** The summary of the newest `.cpuprofile` in `dir` over [end - msBeforeExit - windowMs, end - msBeforeExit]. */
-export function summarizeProfile(dir: string, windowMs: number, msBeforeExit: number): ProfileSummary {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  if (!files.length) throw new Error(`no .cpuprofile in ${dir}`);
-  // The service's main thread writes the largest profile (worker threads write their own).
+/**
+ * The summary of one thread's `.cpuprofile` in `dir` over [end - msBeforeExit - windowMs, end -
+ * msBeforeExit]: the main thread's (`main`), or the largest of the worker threads' (`worker`:
+ * the API's own thread under `api.thread: worker`); undefined when there is none.
+ */
+export function summarizeProfile(
+  dir: string,
+  windowMs: number,
+  msBeforeExit: number,
+  thread: 'main' | 'worker' = 'main',
+): ProfileSummary | undefined {
+  // Node names each thread's file CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; the main thread is 0.
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .filter((f) => (f.split('.').at(-3) === '0') === (thread === 'main'));
+  if (!files.length) return undefined;
   const [file] = files
     .map((f) => ({ f, size: readFileSync(join(dir, f)).length }))
     .sort((a, b) => b.size - a.size);

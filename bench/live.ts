@@ -148,7 +148,10 @@ async function main(): Promise<void> {
       mainLoop?: LoopWindow;
       /** The service's resident memory (MB) after the API's load. */
       rssMb: number;
+      /** The main thread's. */
       profile?: ProfileSummary;
+      /** The API's own thread's (`api.thread: worker`). */
+      apiThreadProfile?: ProfileSummary;
     }[] = [];
     try {
       const bodies = await captureMix(
@@ -203,8 +206,15 @@ async function main(): Promise<void> {
     }
     if (profile) {
       const exited = Date.now();
-      for (const m of mix)
+      for (const m of mix) {
         m.profile = summarizeProfile(profDir, m.window[1] - m.window[0], exited - m.window[1]);
+        m.apiThreadProfile = summarizeProfile(
+          profDir,
+          m.window[1] - m.window[0],
+          exited - m.window[1],
+          'worker',
+        );
+      }
     }
 
     // 3. Each endpoint on its own, uncached, over the same data (no longer moving).
