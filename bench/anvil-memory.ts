@@ -11,7 +11,7 @@
  * `--transaction-blocks N` sets it, 0 keeps all as `vaultstream devnet` does). `--live-states 0`
  * runs the same without the restart.
  *
- *   npx tsx bench/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 8000] [--sample 200] [--settle 2200] [--history-ticks 600] [--live-states 64] [--transaction-blocks N]
+ *   npx tsx bench/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 8000] [--sample 200] [--settle 2200] [--history-ticks 600] [--live-states 64] [--transaction-blocks N] [--restart-ticks N]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,12 +30,14 @@ const { values, size, out } = benchArgs(
     'history-ticks': undefined,
     'live-states': '64',
     'transaction-blocks': undefined,
+    'restart-ticks': undefined,
   },
   {
-    tiny: { ticks: '12', sample: '2', settle: '0', 'history-ticks': '6' },
+    tiny: { ticks: '12', sample: '2', settle: '0', 'history-ticks': '6', 'restart-ticks': '3' },
     // The nodes drop a block's transactions once 2,000 newer blocks follow (a block a tick): the
     // growth is measured from 2,200 ticks after the restart, when they do.
-    full: { ticks: '8000', sample: '200', settle: '2200', 'history-ticks': '600' },
+    // Three restarts (ticks 600, 5,400 and 10,200 at devnet.restartTicks 4,800).
+    full: { ticks: '10400', sample: '200', settle: '2200', 'history-ticks': '600' },
   },
 );
 const ticks = Number(values.ticks);
@@ -79,6 +81,7 @@ const settings = parseConfig({
     ...(values['transaction-blocks'] === undefined
       ? {}
       : { liveTransactionBlocks: Number(values['transaction-blocks']) }),
+    ...(values['restart-ticks'] === undefined ? {} : { restartTicks: Number(values['restart-ticks']) }),
     ...(size === 'tiny' ? { chainIds: [98866], vaults: 2, backfillDays: 2 } : {}),
   },
 }).devnet;
@@ -87,18 +90,24 @@ const devnet = await startDevnet({ settings, dataDir: dir, log, embedded: true }
 const samples: { tick: number; rssMb: number[] }[] = [];
 const sample = (tick: number) =>
   samples.push({ tick, rssMb: devnet.anvilHomes.map((h) => round(rssOf(h) / MB, 1)) });
-let restartTickMs: number | undefined;
-const homes = devnet.anvilHomes.join();
+// The restarts' ticks (devnet/state-trim.ts): the first after the history's, then every restartTicks.
+const restartsAt: number[] = [];
+for (let t = historyTicks; settings.liveStates > 0 && t <= ticks; t += settings.restartTicks || ticks + 1)
+  restartsAt.push(t);
+const restarts: { tick: number; ms: number; before: number; after: number }[] = [];
 sample(0);
 try {
   for (let t = 1; t <= ticks; t++) {
-    if (t === historyTicks) sample(t - 1);
+    const restart = restartsAt.includes(t);
+    if (restart) sample(t - 1);
+    const homes = devnet.anvilHomes.join();
     const started = performance.now();
     await devnet.simulator.tick();
-    if (t === historyTicks && devnet.anvilHomes.join() !== homes) {
+    if (restart && devnet.anvilHomes.join() !== homes) {
       // The tick's time: its transactions, the replay since the checkpoint and the restart.
-      restartTickMs = Math.round(performance.now() - started);
+      const ms = Math.round(performance.now() - started);
       sample(t);
+      restarts.push({ tick: t, ms, before: largest(samples.at(-2)), after: largest(samples.at(-1)) });
     }
     if (t % every === 0) sample(t);
   }
@@ -107,25 +116,43 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const largest = (s: { rssMb: number[] } | undefined) => Math.max(...(s?.rssMb ?? [0]));
-const restarted = restartTickMs !== undefined;
-const before = samples.find((s) => s.tick === historyTicks - 1);
-const after = restarted ? samples.find((s) => s.tick === historyTicks) : undefined;
-const from = (restarted ? historyTicks : 0) + Number(values.settle);
-const tail = samples.filter((s) => s.tick >= from);
+function largest(s: { rssMb: number[] } | undefined): number {
+  return Math.max(...(s?.rssMb ?? [0]));
+}
+// The growth between the first two restarts, once the nodes drop old transactions (`--settle`).
+const from = (restarts[0]?.tick ?? 0) + Number(values.settle);
+const until = restarts[1]?.tick ?? ticks + 1;
+const tail = samples.filter((s) => s.tick >= from && s.tick < until);
 const perTick = Math.max(
   ...devnet.anvilHomes.map((_, i) => slope(tail.map((s) => [s.tick, s.rssMb[i]] as [number, number]))),
 );
+// With restarts every restartTicks: the rise of the RSS just after one restart to just after the next.
+const cycle =
+  restarts.length >= 3 ? (restarts[2].after - restarts[1].after) / settings.restartTicks : undefined;
 const rows = [
   row('anvil RSS at ready (largest node)', largest(samples[0]), 'MB'),
-  row(`anvil RSS at tick ${historyTicks - 1}, before the restart`, largest(before), 'MB'),
-  ...(after ? [row(`anvil RSS at tick ${historyTicks}, after the restart`, largest(after), 'MB')] : []),
-  ...(restartTickMs !== undefined
-    ? [row('the restart tick (its transactions, replay, restart)', restartTickMs, 'ms')]
-    : []),
+  ...restarts.flatMap((r, k) => [
+    row(`restart ${k + 1}: anvil RSS at tick ${r.tick - 1}, before`, r.before, 'MB'),
+    row(`restart ${k + 1}: anvil RSS at tick ${r.tick}, after`, r.after, 'MB'),
+    row(`restart ${k + 1}: its tick (transactions, replay, restart)`, r.ms, 'ms'),
+  ]),
   row(`anvil RSS at tick ${ticks}`, largest(samples.at(-1)), 'MB'),
-  row(`growth per 1,000 ticks from tick ${from}`, round(perTick * 1000, 1), 'MB'),
-  row('growth a day at a tick every 3 s', round(perTick * TICKS_A_DAY, 0), 'MB'),
+  row(
+    `growth per 1,000 ticks from tick ${from} to ${Math.min(until - 1, ticks)}`,
+    round(perTick * 1000, 1),
+    'MB',
+  ),
+  row('that growth a day at a tick every 3 s', round(perTick * TICKS_A_DAY, 0), 'MB'),
+  ...(cycle === undefined
+    ? []
+    : [
+        row(
+          'growth per 1,000 ticks from just after restart 2 to just after restart 3',
+          round(cycle * 1000, 1),
+          'MB',
+        ),
+        row('that growth a day at a tick every 3 s', round(cycle * TICKS_A_DAY, 0), 'MB'),
+      ]),
 ];
 for (const r of rows) console.log(`${r.workload}: ${r.value} ${r.unit}`);
 writeReport(out, {
@@ -134,6 +161,7 @@ writeReport(out, {
   rows,
   liveStates: settings.liveStates,
   liveTransactionBlocks: liveTransactionBlocks(settings, true),
+  restartTicks: settings.restartTicks,
   historyStatesTicks: historyTicks,
   loadavg: loadavg().map((x) => round(x, 1)),
   samples,

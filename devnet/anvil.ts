@@ -325,8 +325,8 @@ function nodeOf(opts: AnvilOptions, port: number, bin: string, first: Running): 
         port: undefined,
         keepStates: Math.max(1, Math.min(replayed, keepStates)),
         chain: saved.chain,
-        // Its dump is the restarted node's whole chain.
-        keepTransactionBlocks: undefined,
+        // Dropping what this node dropped as it mined the same blocks (none before the first restart).
+        keepTransactionBlocks: opts.keepTransactionBlocks,
       });
       let chain: Buffer;
       try {

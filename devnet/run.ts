@@ -177,6 +177,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       historyStatesTicks: settings.historyStatesTicks,
       liveStates: settings.liveStates,
       keepTransactionBlocks: liveTransactionBlocks(settings, opts.embedded ?? false),
+      restartTicks: settings.restartTicks,
       reconnect: () => simulator.reconnect(),
       log,
     });

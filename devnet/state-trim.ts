@@ -12,8 +12,12 @@
  * holds its own copy of the contracts' code (about 1 MB in memory) until newer blocks push it
  * out. The restarted node also keeps the transactions, receipts and logs of only the last
  * `keepTransactionBlocks` blocks (`devnet.liveTransactionBlocks`; 0 = all): the history's
- * ingester has read them by then, and its restart (the replay of the blocks since the
- * checkpoint) is past.
+ * ingester has read them by then, and the replay reads only the blocks since the checkpoint.
+ *
+ * The restarted node's states copy the block hashes mined since it started (about 170 bytes x
+ * `liveStates` a tick on the default devnet, measured: a third of what a node then grows by),
+ * so the nodes restart the same way every `restartTicks` (`devnet.restartTicks`) live ticks,
+ * which starts those copies from empty again.
  */
 import type { Logger } from '../core/log.ts';
 import type { AnvilNode } from './anvil.ts';
@@ -24,6 +28,8 @@ export interface StateTrimOptions {
   liveStates: number;
   /** Blocks whose transactions the restarted nodes keep (devnet/anvil.ts); 0 = all. */
   keepTransactionBlocks: number;
+  /** Live ticks between the later restarts; 0 = only the first. */
+  restartTicks: number;
   /** Reconnects the simulator to the restarted nodes. */
   reconnect: () => Promise<void>;
   log: Logger;
@@ -38,19 +44,26 @@ export interface StateTrim {
 
 /** The nodes' checkpoint and restart at their ticks; a failure is logged and the nodes keep running as they are. */
 export function stateTrim(o: StateTrimOptions): StateTrim {
-  const checkpointAt = Math.max(0, o.historyStatesTicks - o.liveStates);
+  let restartAt = o.historyStatesTicks;
+  let checkpointAt = Math.max(0, restartAt - o.liveStates);
+  let restarts = 0;
   let off = o.liveStates === 0;
   const at = async (ticks: number) => {
     if (off) return;
     try {
       if (ticks === checkpointAt) await Promise.all(o.nodes.map((n) => n.checkpoint()));
-      if (ticks !== o.historyStatesTicks) return;
-      off = true;
+      if (ticks !== restartAt) return;
+      // The next restart, its checkpoint liveStates ticks before (not before this one).
+      restartAt = o.restartTicks > 0 ? ticks + o.restartTicks : -1;
+      checkpointAt = Math.max(ticks + 1, restartAt - o.liveStates);
+      off = restartAt < 0;
       const done = await Promise.all(
         o.nodes.map((n) => n.restart(o.liveStates, o.keepTransactionBlocks)),
       ).finally(o.reconnect);
+      restarts++;
       o.log.info(
         {
+          restart: restarts,
           liveStates: o.liveStates,
           keepTransactionBlocks: o.keepTransactionBlocks,
           nodes: done.map((d, i) => ({ chainId: o.nodes[i].chainId, ...d })),
@@ -60,8 +73,8 @@ export function stateTrim(o: StateTrimOptions): StateTrim {
     } catch (err) {
       off = true;
       o.log.error(
-        { err: String(err) },
-        "devnet: could not restart the anvil nodes with fewer block states; they keep the history's (their memory grows faster)",
+        { err: String(err), restarts },
+        'devnet: could not restart the anvil nodes; they keep running as they are, and restart no more (their memory grows faster)',
       );
     }
   };

@@ -46,6 +46,12 @@ export const devnetSchema = z
      * at any time.
      */
     liveTransactionBlocks: z.number().int().min(0).optional(),
+    /**
+     * Live ticks between the nodes' later restarts, after the first at `historyStatesTicks`
+     * (the same restart: devnet/state-trim.ts): each starts the kept states' copies of the block
+     * hashes from empty again, which otherwise grow with every block. 0 = only the first.
+     */
+    restartTicks: z.number().int().min(0).default(4_800),
     /** Seed of the simulator's random choices: the same seed gives the same history. */
     seed: z.number().int().default(1),
     /** Ground-truth JSON path; empty = `<dataDir>/devnet/ground-truth.json`. */

@@ -7,7 +7,8 @@
  * counted twice across the restart). From the restart on the nodes keep the transactions of
  * only the last 24 blocks (`devnet.liveTransactionBlocks`, as `vaultstream start` keeps 2,000):
  * the 20 ticks after it drop those of the blocks before it, which the ingester read long before,
- * so none of this changes.
+ * so none of this changes. They restart again every 10 ticks (`devnet.restartTicks`, 4,800 by
+ * default), at ticks 70 and 80, each from a checkpoint taken after the one before.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +67,7 @@ describe('the devnet restarting its anvil nodes under a running service', () => 
       historyStatesTicks: String(HISTORY_TICKS),
       liveStates: '16',
       liveTransactionBlocks: String(KEPT),
+      restartTicks: '10',
     });
     const polls: number[] = [];
     let polling = true;
@@ -80,13 +82,16 @@ describe('the devnet restarting its anvil nodes under a running service', () => 
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
-    await vi.waitFor(() => expect(svc.log.stderr, stderrTail(svc)).toMatch(RESTARTED), {
-      timeout: 120_000,
+    // The three restarts (ticks 60, 70, 80); a restart's tick holds the chain still for seconds.
+    const restarts = () => svc.log.stderr.split('\n').filter((l) => RESTARTED.test(l));
+    await vi.waitFor(() => expect(restarts().length, stderrTail(svc)).toBe(3), {
+      timeout: 180_000,
       interval: 500,
     });
     const restarted = JSON.parse(svc.log.stderr.split('\n').find((l) => RESTARTED.test(l)) as string);
     expect(restarted.nodes).toHaveLength(svc.rpc.size);
     const head = await stillHead(svc);
+    expect(restarts().map((l) => JSON.parse(l).restart)).toEqual([1, 2, 3]);
     // Every tick's block has transactions: those of a block past KEPT are gone, the head's are there.
     const client = [...svc.rpc.values()][0];
     const dropped = await client.getBlock({ blockNumber: head - BigInt(KEPT) - 1n });
