@@ -81,8 +81,10 @@ describe('EVM follower on anvil', () => {
     await mine(6);
     ingest = run();
     await caughtUp(ingest);
-    const progress = ingest.progress()[0];
     await ingest.stop();
+    // Read once stopped: the round that reached the head is recorded once its publish is durable,
+    // which may come after `next` moved past the head (ingest/evm/follower.ts, publish ahead).
+    const progress = ingest.progress()[0];
 
     const pub = createPublicClient({ transport: http(url) });
     const head = Number(await pub.getBlockNumber()) - CONF;
