@@ -7,11 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SparseChain, startSparseChain } from '../../devnet/sparse-chain.ts';
-import { ChainReader } from '../../ingest/evm/chain.ts';
-import { topicsOf } from '../../ingest/evm/decode.ts';
-import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
 import { rangeHeaders } from '../../ingest/evm/range-headers.ts';
-import { createEvmRpc } from '../../ingest/evm/rpc.ts';
+import { sparseChainReader } from './evm-support.ts';
 
 const DAY = 86_400;
 let chain: SparseChain | undefined;
@@ -27,14 +24,7 @@ describe('the day-end search', () => {
     async (blocks, ms, most) => {
       chain = await startSparseChain({ blocks, events: 500, blockTimeMs: ms });
       const c = chain;
-      const reader = new ChainReader({
-        rpc: createEvmRpc({ urls: [c.url], timeoutMs: 5_000, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 1 }),
-        addresses: [c.token],
-        topics: topicsOf(MAPPED_EVENTS),
-        maxBlockRange: 1_000_000_000,
-        headerBatchSize: 100,
-        multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
-      });
+      const reader = sparseChainReader(c);
       // Two ranges, as a backfill reads them: the logs (whose timestamps guide the search), then the headers.
       const half = Math.floor(c.head / 2);
       let searched = 0;

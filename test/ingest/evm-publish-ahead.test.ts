@@ -18,15 +18,11 @@ import { VaultstreamError } from '../../core/errors.ts';
 import { silentLogger } from '../../core/log.ts';
 import { sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { checkpointFile } from '../../ingest/checkpoint.ts';
-import { ChainReader } from '../../ingest/evm/chain.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
-import { topicsOf } from '../../ingest/evm/decode.ts';
 import { type ChainCheckpoint, ChainFollower } from '../../ingest/evm/follower.ts';
-import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
 import { emittedPublisher, type PublishEmitted } from '../../ingest/evm/publish.ts';
-import { createEvmRpc } from '../../ingest/evm/rpc.ts';
 import { EventCodec } from '../../schemas/codec.ts';
-import { openBus, readFamily } from './evm-support.ts';
+import { openBus, readFamily, sparseChainReader } from './evm-support.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'vs-evm-publish-ahead-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -69,20 +65,7 @@ describe('EVM follower, a deep range published while the next is processed', () 
       };
       const follower = new ChainFollower({
         contracts: chainContracts(config, chainConfig),
-        reader: new ChainReader({
-          rpc: createEvmRpc({
-            urls: [chain.url],
-            timeoutMs: 5_000,
-            maxAttempts: 1,
-            backoffMs: 1,
-            maxBackoffMs: 1,
-          }),
-          addresses: [chain.token],
-          topics: topicsOf(MAPPED_EVENTS),
-          maxBlockRange: chainConfig.maxBlockRange,
-          headerBatchSize: 100,
-          multicall3: chainConfig.multicall3 as `0x${string}`,
-        }),
+        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
         publish,
         checkpoint,
         log: silentLogger,

@@ -6,10 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rangeHint, rpcAnswerFault } from '../../core/evm-transport.ts';
 import { type SparseChain, startSparseChain } from '../../devnet/sparse-chain.ts';
-import { ChainReader } from '../../ingest/evm/chain.ts';
-import { topicsOf } from '../../ingest/evm/decode.ts';
-import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
-import { createEvmRpc } from '../../ingest/evm/rpc.ts';
+import { sparseChainReader } from './evm-support.ts';
 
 const refusal = (message: string, code = -32602, data?: unknown) =>
   rpcAnswerFault({ code, message, data }, 'eth_getLogs');
@@ -81,21 +78,7 @@ describe("the reader takes the provider's suggestion before halving", () => {
   });
   afterAll(() => chain.stop());
 
-  const reader = (maxBlockRange: number) =>
-    new ChainReader({
-      rpc: createEvmRpc({
-        urls: [chain.url],
-        timeoutMs: 5_000,
-        maxAttempts: 1,
-        backoffMs: 1,
-        maxBackoffMs: 1,
-      }),
-      addresses: [chain.token],
-      topics: topicsOf(MAPPED_EVENTS),
-      maxBlockRange,
-      headerBatchSize: 100,
-      multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
-    });
+  const reader = (maxBlockRange: number) => sparseChainReader(chain, maxBlockRange);
 
   it('one refusal, then the suggested range: as many logs as the provider allows', async () => {
     const r = reader(1_000_000);

@@ -8,12 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { type SparseChain, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
-import { ChainReader, TARGET_LOGS } from '../../ingest/evm/chain.ts';
+import { type ChainReader, TARGET_LOGS } from '../../ingest/evm/chain.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
-import { topicsOf } from '../../ingest/evm/decode.ts';
-import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
 import { RangeReader } from '../../ingest/evm/read-ahead.ts';
-import { createEvmRpc } from '../../ingest/evm/rpc.ts';
+import { sparseChainReader } from './evm-support.ts';
 
 let chain: SparseChain;
 beforeAll(async () => {
@@ -28,14 +26,7 @@ function readers(c: SparseChain): { reader: ChainReader; ranges: RangeReader } {
     chains: [{ chainId: 42161, name: 'sparse', rpcUrls: [c.url], confirmations: 0 }],
     vaults: [sparseVaultConfig(c.token)],
   });
-  const reader = new ChainReader({
-    rpc: createEvmRpc({ urls: [c.url], timeoutMs: 5_000, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 1 }),
-    addresses: [c.token],
-    topics: topicsOf(MAPPED_EVENTS),
-    maxBlockRange: 1_000_000_000,
-    headerBatchSize: 100,
-    multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
-  });
+  const reader = sparseChainReader(c);
   return { reader, ranges: new RangeReader(reader, chainContracts(config, config.chains[0])) };
 }
 

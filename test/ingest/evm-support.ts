@@ -27,9 +27,12 @@ import type { Bus } from '../../bus/types.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
 import { type AnvilNode, startAnvil } from '../../devnet/anvil.ts';
 import { addr, deployEmitter } from '../../devnet/emitter.ts';
-import type { RawLog } from '../../ingest/evm/decode.ts';
+import type { SparseChain } from '../../devnet/sparse-chain.ts';
+import { ChainReader } from '../../ingest/evm/chain.ts';
+import { type RawLog, topicsOf } from '../../ingest/evm/decode.ts';
 import type { EvmIngest } from '../../ingest/evm/index.ts';
-import type { Emitted } from '../../ingest/evm/map.ts';
+import { type Emitted, MAPPED_EVENTS } from '../../ingest/evm/map.ts';
+import { createEvmRpc } from '../../ingest/evm/rpc.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 
@@ -135,6 +138,21 @@ export async function openBus(dir: string): Promise<InProcessBus> {
 }
 
 /** Waits until the first chain of `ingest` has taken every block up to `head`. */
+/**
+ * A reader of a sparse chain on loopback (devnet/sparse-chain.ts), its token's mapped events: one
+ * attempt per call (a fault is the test's to see), 100 headers a batch, the canonical Multicall3.
+ */
+export function sparseChainReader(chain: SparseChain, maxBlockRange = 1_000_000_000): ChainReader {
+  return new ChainReader({
+    rpc: createEvmRpc({ urls: [chain.url], timeoutMs: 5_000, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 1 }),
+    addresses: [chain.token],
+    topics: topicsOf(MAPPED_EVENTS),
+    maxBlockRange,
+    headerBatchSize: 100,
+    multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
+  });
+}
+
 export function untilCaughtUp(ingest: EvmIngest, head: number, ms: number, what: string): Promise<void> {
   return vi.waitFor(() => expect(ingest.progress()[0]?.next, what).toBe(head + 1), {
     timeout: ms,
