@@ -1,6 +1,6 @@
 /**
  * What held the service's event loop during a load window (bench/live.ts): the difference of
- * two scrapes of its /metrics for the cumulative histograms of core/loop-metrics.ts, the
+ * two scrapes of its /metrics (`counters`, which also reads its rows, cache loads and RSS) for the cumulative histograms of core/loop-metrics.ts, the
  * event-loop delay and the GC pauses. Quantiles are the upper bounds of the buckets they fall in
  * ("at most"), as Prometheus' own histogram_quantile would not interpolate them honestly here.
  */
@@ -139,5 +139,47 @@ export function loopWindow(a: Scrape, b: Scrape, windowMs: number, thread?: stri
       maxAtMostMs: gcMax === undefined ? null : gcMax * 1000,
       byKind,
     },
+  };
+}
+
+/** The window's loops: the one requests waited on (the API's thread when it has one), and the main thread's then. */
+export function loops(a: Scrape, b: Scrape, windowMs: number): { loop: LoopWindow; mainLoop?: LoopWindow } {
+  const main = loopWindow(a, b, windowMs);
+  return hasThread(b, 'api') ? { loop: loopWindow(a, b, windowMs, 'api'), mainLoop: main } : { loop: main };
+}
+
+/**
+ * What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache
+ * computed, and the cumulative event-loop delay and GC pause histograms.
+ */
+export async function counters(base: string): Promise<{
+  rows: number;
+  foreground: number;
+  background: number;
+  lookups: Record<string, number>;
+  loop: Scrape;
+  rssMb: number;
+}> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const sum = (name: string, label = '') =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`) && l.includes(label))
+      .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
+  return {
+    rows: sum('vaultstream_rows_inserted_total'),
+    foreground: sum('vaultstream_api_cache_loads_total', 'mode="foreground"'),
+    background: sum('vaultstream_api_cache_loads_total', 'mode="background"'),
+    // How the cache answered: hit, previous (an earlier version's answer while the new one loads), miss...
+    lookups: Object.fromEntries(
+      ['hit', 'previous', 'miss', 'coalesced', 'stale'].map((r) => [
+        r,
+        sum('vaultstream_api_cache_lookups_total', `result="${r}"`),
+      ]),
+    ),
+    loop: parseHistograms(text, LOOP_METRICS),
+    rssMb: Math.round(
+      Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 2 ** 20,
+    ),
   };
 }

@@ -38,14 +38,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
-import {
-  hasThread,
-  LOOP_METRICS,
-  type LoopWindow,
-  loopWindow,
-  parseHistograms,
-  type Scrape,
-} from './live-loop.ts';
+import { counters, type LoopWindow, loops } from './live-loop.ts';
 import { type ProfileSummary, summarizeProfile } from './live-profile.ts';
 import { type LoadNumbers, loadMix } from './load.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
@@ -387,45 +380,4 @@ async function timedGet(base: string, path: string): Promise<number> {
  * The loops of a load window: the API's own thread's (the one requests wait on) and the main
  * thread's when the API has its own thread, else the one main loop.
  */
-function loops(a: Scrape, b: Scrape, windowMs: number): { loop: LoopWindow; mainLoop?: LoopWindow } {
-  const main = loopWindow(a, b, windowMs);
-  return hasThread(b, 'api') ? { loop: loopWindow(a, b, windowMs, 'api'), mainLoop: main } : { loop: main };
-}
-
-/**
- * What moved in the service so far (its /metrics): rows the consumers inserted, answers the cache
- * computed, and the cumulative event-loop delay and GC pause histograms.
- */
-async function counters(base: string): Promise<{
-  rows: number;
-  foreground: number;
-  background: number;
-  lookups: Record<string, number>;
-  loop: Scrape;
-  rssMb: number;
-}> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const sum = (name: string, label = '') =>
-    text
-      .split('\n')
-      .filter((l) => l.startsWith(`${name}{`) && l.includes(label))
-      .reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
-  return {
-    rows: sum('vaultstream_rows_inserted_total'),
-    foreground: sum('vaultstream_api_cache_loads_total', 'mode="foreground"'),
-    background: sum('vaultstream_api_cache_loads_total', 'mode="background"'),
-    // How the cache answered: hit, previous (an earlier version's answer while the new one loads), miss...
-    lookups: Object.fromEntries(
-      ['hit', 'previous', 'miss', 'coalesced', 'stale'].map((r) => [
-        r,
-        sum('vaultstream_api_cache_lookups_total', `result="${r}"`),
-      ]),
-    ),
-    loop: parseHistograms(text, LOOP_METRICS),
-    rssMb: Math.round(
-      Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 2 ** 20,
-    ),
-  };
-}
-
 await main();
