@@ -23,7 +23,8 @@ import type { HandlerMap } from './types.ts';
 const nowSeconds = (clock: () => number) => Math.floor(clock() / 1000);
 
 export const activityHandlers: HandlerMap = {
-  // SQL: views/plain/transactions.sql (api/read/activity-transactions.ts); the vaults and their
+  // SQL: views/plain/transactions.sql (read as its table, activity_by_time FINAL;
+  // api/read/activity-transactions.ts); the vaults and their
   // watermark from metrics_vault_head (migration 025; api/read/vaults-watermarked.ts).
   'GET /vaults/recent-transactions': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(recentTransactionsQuery, ctx);

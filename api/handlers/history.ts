@@ -9,7 +9,7 @@ import { apyHistoryQuery, parsePath, parseQuery, performanceHistoryQuery, slugPa
 import { apyHistoryOf, loadSourceErrors } from '../read/history-apy.ts';
 import { performanceCsv } from '../read/history-csv.ts';
 import { performanceHistoryOf } from '../read/history-performance.ts';
-import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
+import { type RegistryVault, vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import { loadContexts } from '../read/vault-context.ts';
 import { loadHeadRangeContexts } from '../read/vault-head.ts';
 import { dayStart } from '../read/vault-numbers.ts';
@@ -47,25 +47,36 @@ export const historyHandlers: HandlerMap = {
   'GET /vaults/apy-history': async (ctx, deps) => {
     const q = parseQuery(apyHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
-      const { vaults, contexts, watermark } =
-        (await loadHeadRangeContexts(deps.store, { statuses: q.statuses }, deps.clock(), {
-          ...rangeOf(q),
-          chains: [q.chainId],
-          values: false,
-        })) ??
+      const nowMs = deps.clock();
+      const now = Math.floor(nowMs / 1000);
+      const errorsOf = (vaults: readonly RegistryVault[]) =>
+        loadSourceErrors(
+          deps.store,
+          vaults.map((v) => v.slug),
+          q.startDate ?? 0,
+          Math.min(q.endDate ?? now, now),
+          q.order,
+          deps.config.api.maxSourceErrorsPerVault,
+        );
+      // The errors are read with the days, once the heads named the vaults.
+      const loaded =
+        (await loadHeadRangeContexts(
+          deps.store,
+          { statuses: q.statuses },
+          nowMs,
+          { ...rangeOf(q), chains: [q.chainId], values: false },
+          errorsOf,
+        )) ??
         (await (async () => {
           const vaults = await vaultsWithStatus(deps.store, q.statuses);
-          return { vaults, ...(await loadContexts(deps.store, vaults, deps.clock(), rangeOf(q))) };
+          return {
+            vaults,
+            ...(await loadContexts(deps.store, vaults, nowMs, rangeOf(q))),
+            alongside: undefined,
+          };
         })());
-      const now = Math.floor(deps.clock() / 1000);
-      const errors = await loadSourceErrors(
-        deps.store,
-        vaults.map((v) => v.slug),
-        q.startDate ?? 0,
-        Math.min(q.endDate ?? now, now),
-        q.order,
-        deps.config.api.maxSourceErrorsPerVault,
-      );
+      const { contexts, watermark } = loaded;
+      const errors = loaded.alongside ?? (await errorsOf(loaded.vaults));
       const data = contexts.map((c) => {
         const e = errors.get(c.vault.slug);
         return apyHistoryOf(c, q, e?.errors ?? [], e?.total ?? 0);

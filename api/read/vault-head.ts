@@ -172,26 +172,32 @@ function firstDayOf(h: VaultHead, now: number): number | undefined {
  * The contexts of the selected vaults over `days` (the histories): the vault, its watermark,
  * first day and price chain from its head, whatever the head's day (none of them depends on
  * the clock), and the days from the daily tables (vault-data.ts), with the closes and navApy of
- * `days.chains` or else of the price chains only; undefined without heads.
+ * `days.chains` or else of the price chains only; undefined without heads. `alongside`, given the
+ * vaults, reads what else the answer needs while the days are read (its result is `alongside`):
+ * the store runs the two statements back to back, without a round trip between them.
  */
-export async function loadHeadRangeContexts(
+export async function loadHeadRangeContexts<T = undefined>(
   store: Store,
   which: HeadSelection,
   nowMs: number,
   days: SeriesDays,
-): Promise<(LoadedContexts & { vaults: RegistryVault[] }) | undefined> {
+  alongside?: (vaults: RegistryVault[]) => Promise<T>,
+): Promise<(LoadedContexts & { vaults: RegistryVault[]; alongside?: T }) | undefined> {
   const now = Math.floor(nowMs / 1000);
   const heads = await loadHeads(store, which);
   if (!heads.length) return undefined;
   const firstDays = new Map(heads.map((h) => [h.vault.slug, firstDayOf(h, now)]));
   // The closes and navApy of the chains asked for, else of the vaults' price chains.
   const chains = days.chains ?? [...new Set(heads.flatMap((h) => priceChainOf(h) ?? []))];
-  const series = await loadVaultSeries(
-    store,
-    heads.map((h) => h.vault.slug),
-    now,
-    { ...days, firstDays, chains },
-  );
+  const [series, other] = await Promise.all([
+    loadVaultSeries(
+      store,
+      heads.map((h) => h.vault.slug),
+      now,
+      { ...days, firstDays, chains },
+    ),
+    alongside?.(heads.map((h) => h.vault)),
+  ]);
   const contexts = heads.map((h): VaultContext => {
     const s = series.get(h.vault.slug) ?? emptySeries();
     s.watermark = Number(h.row.watermark);
@@ -206,7 +212,7 @@ export async function loadHeadRangeContexts(
       now,
     };
   });
-  return { vaults: heads.map((h) => h.vault), contexts, watermark: headsWatermark(heads) };
+  return { vaults: heads.map((h) => h.vault), contexts, watermark: headsWatermark(heads), alongside: other };
 }
 
 /** The answer's watermark: the oldest among the vaults' chains, null when one has none yet. */
