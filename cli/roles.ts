@@ -30,7 +30,7 @@ export interface Running {
   /** The metrics settle loop of the streams role (views/settle.ts). */
   settler?: Settler;
   /** The API's listening server (on its own thread or this one): where it listens. */
-  server?: { address(): AddressInfo | string | null };
+  server?: { address(): AddressInfo | string | null; readonly threadId?: number };
   stop(): Promise<void>;
 }
 
@@ -194,6 +194,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       });
       running.server = thread;
       stopApi = () => thread.close();
+      // The devnet's nodes, stand-ins for remote chains, run below the API too (api.pipelineNice).
+      if (devnet && cfg.api.pipelineNice > 0)
+        (await import('../devnet/anvil.ts')).lowerNodes(cfg.api.pipelineNice);
     } else {
       const app = createApp({
         store,

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import { VaultstreamError } from '../core/errors.ts';
+import { lowerDetachedChild } from '../core/priority.ts';
 import { dumpChain, headOf, replayBlocks } from './anvil-state.ts';
 
 /** foundry's npm platform package for this OS and CPU (`@foundry-rs/anvil-<os>-<arch>`). */
@@ -141,6 +142,18 @@ export interface AnvilNode {
 
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
+/** The nice value of every node from now on (`lowerNodes`); 0: the process's own. */
+let nodesNice = 0;
+
+/**
+ * Runs every node of this process, those running and those started later (a restart's), at
+ * `nice` (core/priority.ts): the embedded devnet stands in for remote chains and runs below the
+ * API (api.pipelineNice). A node runs in a session of its own, so its session's value is set.
+ */
+export function lowerNodes(nice: number): void {
+  nodesNice = Math.max(nodesNice, nice);
+  for (const child of running) if (child.pid) lowerDetachedChild(child.pid, nodesNice);
+}
 
 /** Kills every node group still running when this process exits normally (the pipe covers the rest). */
 function installExitHook(): void {
@@ -221,6 +234,7 @@ function spawnAnvil(
     env: { ...process.env, HOME: home },
   });
   child.once('exit', () => rmSync(home, { recursive: true, force: true }));
+  if (nodesNice && child.pid) lowerDetachedChild(child.pid, nodesNice);
   // The watcher's pipe: closed on stop(), or by the kernel when this process dies.
   child.stdin?.on('error', () => {});
   child.once('exit', () => child.stdin?.destroy());

@@ -9,6 +9,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Config } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { registry } from '../../core/metrics.ts';
+import { lowerThreadsExcept } from '../../core/priority.ts';
 import type { Store } from '../../store/client.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
 import type { HandlerDeps } from '../handlers/types.ts';
@@ -34,6 +35,8 @@ export interface ApiThreadData {
 /** The running API thread: where it listens, and its stop. */
 export interface ApiThread {
   address(): AddressInfo | string | null;
+  /** The thread's kernel id (Linux), the one left at the process's priority (api.pipelineNice). */
+  readonly threadId: number | undefined;
   /** Stops accepting, lets the requests in flight finish, then ends the thread. */
   close(): Promise<void>;
 }
@@ -104,8 +107,12 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     process.kill(process.pid, 'SIGTERM');
   });
   let address: AddressInfo | string | null;
+  let tid: number | undefined;
   try {
-    await Promise.race([new Promise<void>((r) => peer.onNote('loaded', () => r())), failed]);
+    tid = await Promise.race([
+      new Promise<number | undefined>((r) => peer.onNote('loaded', (t) => r(t as number))),
+      failed,
+    ]);
     address = await Promise.race([peer.call<AddressInfo | string | null>('listen'), failed]);
   } catch (err) {
     stopped = true;
@@ -114,6 +121,13 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     throw err;
   }
   started = true;
+  const nice = opts.config.api.pipelineNice;
+  if (nice > 0 && tid) {
+    // The pipeline below the API thread (docs/architecture.md#the-apis-thread): the threads the
+    // main thread starts from now on take its new value.
+    const lowered = lowerThreadsExcept([tid], nice);
+    opts.log.debug({ apiThread: tid, lowered, nice }, 'API thread: the rest of the process runs below it');
+  }
   const poll = setInterval(() => {
     const v = String(opts.dataVersion());
     if (v === version) return;
@@ -123,6 +137,7 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
   poll.unref();
   return {
     address: () => address,
+    threadId: tid,
     close: async () => {
       stopped = true;
       clearInterval(poll);

@@ -9,6 +9,7 @@
 import type { Server } from 'node:http';
 import { workerData } from 'node:worker_threads';
 import { registry } from '../../core/metrics.ts';
+import { threadId } from '../../core/priority.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
 import type { ReadinessReport } from '../readiness.ts';
 import { closeServer, createApp, listen } from '../server.ts';
@@ -45,4 +46,5 @@ const app = createApp({
   status: () => peer.call<StatusBody>('status'),
   metrics: async () => mergeExpositions([await peer.call<string>('metrics'), await registry.metrics()]),
 });
-peer.notify('loaded');
+// Its kernel thread id: the one thread the host leaves at the process's priority (api.pipelineNice).
+peer.notify('loaded', threadId());

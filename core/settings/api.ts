@@ -15,6 +15,13 @@ export const apiSchema = z
      * on the main thread); `main`, the main thread's one event loop with everything else.
      */
     thread: z.enum(['worker', 'main']).default('worker'),
+    /**
+     * With `thread: worker`, on Linux: the nice value the rest of the process (the ingesters,
+     * consumers, settle, chDB's threads) and the embedded devnet's nodes take once the API thread
+     * listens, so that when both want a core a request goes first and the pipeline, whose work can
+     * wait a few ms, after (core/priority.ts). 0: all at the process's own priority.
+     */
+    pipelineNice: z.number().int().min(0).max(19).default(10),
     /** Largest accepted JSON request body, in bytes (larger bodies are a 400 BAD_BODY). */
     bodyLimitBytes: z.number().int().min(256).max(10_485_760).default(65_536),
     cache: z
