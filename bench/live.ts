@@ -41,20 +41,10 @@ import { join } from 'node:path';
 import { captureMix, startBare, startVaultstream, stopProcess } from './live-bare.ts';
 import { counters, type LoopWindow, loops } from './live-loop.ts';
 import { type ProfileSummary, summarizeProfile } from './live-profile.ts';
+import { MIX, timedGet, UNCACHED_ENV, type UncachedLoad, uncachedLoads } from './live-uncached.ts';
 import { type LoadNumbers, loadMix } from './load.ts';
 import { type BenchRow, benchArgs, round, row, writeReport } from './report.ts';
 
-/** The mix's endpoints: name and path (`{slug}`: the first vault the API lists). */
-const MIX: [string, string][] = [
-  ['details', '/v1/vaults/details'],
-  ['details-lite', '/v1/vaults/{slug}/details-lite'],
-  ['vault', '/v1/vaults/{slug}'],
-  ['holders', '/v1/vaults/holders'],
-  ['recent-transactions', '/v1/vaults/recent-transactions'],
-  ['apy-history', '/v1/vaults/apy-history'],
-  ['performance-history', '/v1/vaults/{slug}/performance-history'],
-  ['holders-history', '/v1/vaults/holders-history'],
-];
 const CONNECTIONS = [10, 100];
 const UNCACHED_TARGET_MS = 20;
 
@@ -215,26 +205,11 @@ async function main(): Promise<void> {
     }
 
     // 3. Each endpoint on its own, uncached, over the same data (no longer moving).
-    const api = await startVaultstream('api', dataDir, {
-      ...devnetEnv,
-      VAULTSTREAM__api__cache__enabled: 'false',
-      VAULTSTREAM__api__rateLimit__enabled: 'false',
-    });
-    const uncached: { name: string; path: string; medianMs: number; maxMs: number }[] = [];
+    const api = await startVaultstream('api', dataDir, { ...devnetEnv, ...UNCACHED_ENV });
+    let uncached: UncachedLoad[];
     try {
       const n = Math.max(1, Number(values['uncached-requests']));
-      for (const [name, path] of paths) {
-        if (size === 'full') await timedGet(api.url, path); // warm-up: the first read plans the views
-        const ms: number[] = [];
-        for (let i = 0; i < n; i++) ms.push(await timedGet(api.url, path));
-        ms.sort((a, b) => a - b);
-        uncached.push({
-          name,
-          path,
-          medianMs: round(ms[Math.floor((n - 1) / 2)], 1),
-          maxMs: round(ms[n - 1], 1),
-        });
-      }
+      uncached = await uncachedLoads(api.url, paths, n, size === 'full');
     } finally {
       await stopProcess(api.proc);
     }
@@ -371,16 +346,6 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** One GET of `path` (identity encoding), its time in ms; a non-200 is an error. */
-async function timedGet(base: string, path: string): Promise<number> {
-  const t = performance.now();
-  const res = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
-  const text = await res.text();
-  const ms = performance.now() - t;
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return ms;
 }
 
 /**
