@@ -108,6 +108,8 @@ export class PartitionReader {
   private bufStart = 0;
   /** Last failed search for a whole record after damage: where it started, the file size, and where to resume. */
   private lastScan: { from: number; size: number; resume: number } | undefined;
+  /** Records returned by `read` so far (each read once while a batch fills: streams' tests count them). */
+  recordsRead = 0;
 
   constructor(readonly path: string) {}
 
@@ -176,6 +178,7 @@ export class PartitionReader {
       skipped.push(damage);
       pos = to;
     }
+    this.recordsRead += out.length;
     return { messages: out, next: pos, skipped, stuck, size };
   }
 

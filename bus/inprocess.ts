@@ -64,7 +64,7 @@ import {
 import { encodeRecords } from './inprocess-log.ts';
 import { Retention, readStart } from './inprocess-retention.ts';
 import { InProcessSubscription } from './inprocess-subscription.ts';
-import type { Bus, BusMessage, SubscribeOptions, Subscription } from './types.ts';
+import type { Bus, BusMessage, SubscribeOptions } from './types.ts';
 
 export interface InProcessBusOptions {
   dir: string;
@@ -165,7 +165,7 @@ export class InProcessBus implements Bus {
     return join(this.dir, '_groups', `${encodeURIComponent(groupId)}.json`);
   }
 
-  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+  async subscribe(opts: SubscribeOptions): Promise<InProcessSubscription> {
     const committed = await this.readCommitted(opts.groupId);
     const start = await readStart(this.dir);
     let fresh = false;

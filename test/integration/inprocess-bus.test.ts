@@ -123,4 +123,34 @@ describe('in-process bus', () => {
     ).toBeGreaterThan(0);
     await again.close();
   });
+
+  it('fills a waiting batch by reading on from where it stopped, each record once', async () => {
+    const bus = new InProcessBus({ dir: join(root, 'fill'), partitions: 1 });
+    await bus.connect();
+    const batches: string[][] = [];
+    const sub = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      maxBatchSize: 100_000,
+      maxWaitMs: 1_500,
+      handler: async (b) => {
+        batches.push(b.messages.map((m) => m.value.toString()));
+      },
+    });
+    // 40 publishes while the first batch waits to fill: each wakes the subscription.
+    for (let k = 0; k < 40; k++) {
+      await bus.publish(
+        't',
+        Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: Buffer.from(`v${k * 250 + i}`) })),
+      );
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await sub.drained();
+    await sub.stop();
+    const got = batches.flat();
+    expect(got).toEqual(Array.from({ length: 10_000 }, (_, i) => `v${i}`));
+    // Reading the batch again from its start at each wake read ~200,000 records.
+    expect(sub.recordsRead).toBe(10_000);
+    await bus.close();
+  });
 });
