@@ -244,13 +244,15 @@ export class ChainFollower {
     // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
     // go last (the chain's watermark moves on once the range's records are in).
     const records = [...events, ...closes, ...headers.filter(isHeader).map((h) => blockEmitted(chainId, h))];
+    // Encoded while the previous range's publish may still be going on: only the writes wait for it.
+    const send = await this.deps.publish.prepare?.(records);
     // One publish at a time, in range order (a range's headers never before its or earlier records).
     await this.published();
     // Deep below the window (never retracted) and not the last range: published while the next
     // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
     const overlap = to < this.head - reorgWindow;
     const before = overlap ? copyState(this.state) : undefined;
-    const publishing = this.deps.publish(records);
+    const publishing = send ? send() : this.deps.publish(records);
     if (!overlap) await publishing;
     this.state.tip = extendTip(this.state.tip, headers, events, reorgWindow);
     this.keepRates(closes);

@@ -14,7 +14,14 @@ import type { BlockHeader } from './chain.ts';
 import type { Emitted } from './map.ts';
 import type { RpcFault } from './rpc.ts';
 
-export type PublishEmitted = (items: Emitted[]) => Promise<void>;
+export type PublishEmitted = ((items: Emitted[]) => Promise<void>) & {
+  /**
+   * Encodes `items` now; the function it resolves to writes them to the bus, as the call itself
+   * would. A range's records are encoded while the previous range's publish is still being made
+   * durable (ingest/evm/follower.ts), so only the writes wait for it.
+   */
+  prepare?: (items: Emitted[]) => Promise<() => Promise<void>>;
+};
 
 /**
  * A publisher of `Emitted` records over `bus`. Without a schema registry the codec's framing
@@ -25,7 +32,7 @@ export type PublishEmitted = (items: Emitted[]) => Promise<void>;
  */
 export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): PublishEmitted {
   const syncFamilies = new Map<FamilyName, boolean>();
-  return async (items) => {
+  const prepare = async (items: Emitted[]) => {
     const byFamily = new Map<FamilyName, BusMessage[]>();
     for (const { family, record } of items) {
       let list = byFamily.get(family);
@@ -52,9 +59,14 @@ export function emittedPublisher(bus: Bus, codec: EventCodec, prefix: string): P
     // (blocks_raw) never moves past records not on the bus, nor back (a retraction's ancestor).
     const blocks = byFamily.get('blocks');
     byFamily.delete('blocks');
-    await settleAll([...byFamily].map(([family, msgs]) => bus.publish(topicName(prefix, family), msgs)));
-    if (blocks) await bus.publish(topicName(prefix, 'blocks'), blocks);
+    return async () => {
+      await settleAll([...byFamily].map(([family, msgs]) => bus.publish(topicName(prefix, family), msgs)));
+      if (blocks) await bus.publish(topicName(prefix, 'blocks'), blocks);
+    };
   };
+  const publish: PublishEmitted = async (items) => (await prepare(items))();
+  publish.prepare = prepare;
+  return publish;
 }
 
 /** Waits for every promise; then throws the first failure, if any (no write left running behind a failure). */
