@@ -132,6 +132,8 @@ export interface ChainReaderOptions {
 export class ChainReader {
   readonly sizer: RangeSizer;
   private multicallKnown: boolean | undefined;
+  /** The Multicall3 calldata of the last `read` of a frozen calls array (a snapshot reads the same one at every day close). */
+  private lastRead: { calls: readonly ReadCall[]; data: Hex } | undefined;
 
   constructor(private readonly opts: ChainReaderOptions) {
     this.sizer = new RangeSizer(opts.maxBlockRange);
@@ -222,14 +224,18 @@ export class ChainReader {
   }
 
   /** Return data of each read at `block` (undefined where the call reverted or found no code). */
-  async read(calls: ReadCall[], block: number): Promise<(Hex | undefined)[]> {
+  async read(calls: readonly ReadCall[], block: number): Promise<(Hex | undefined)[]> {
     if (!calls.length) return [];
     if (this.multicallKnown !== false) {
-      const data = encodeFunctionData({
-        abi: multicall3Abi,
-        functionName: 'aggregate3',
-        args: [calls.map((c) => ({ target: c.target, allowFailure: true, callData: c.data }))],
-      });
+      const data =
+        this.lastRead?.calls === calls
+          ? this.lastRead.data
+          : encodeFunctionData({
+              abi: multicall3Abi,
+              functionName: 'aggregate3',
+              args: [calls.map((c) => ({ target: c.target, allowFailure: true, callData: c.data }))],
+            });
+      if (Object.isFrozen(calls)) this.lastRead = { calls, data };
       const answer = await this.opts.rpc.call<Hex>('eth_call', [
         { to: this.opts.multicall3, data },
         hex(block),
@@ -249,7 +255,7 @@ export class ChainReader {
     return this.readEach(calls, block);
   }
 
-  private async readEach(calls: ReadCall[], block: number): Promise<(Hex | undefined)[]> {
+  private async readEach(calls: readonly ReadCall[], block: number): Promise<(Hex | undefined)[]> {
     const out: (Hex | undefined)[] = [];
     for (const c of calls) {
       try {

@@ -100,6 +100,13 @@ function priceOf(y: YieldAssetConfig, data: Hex | undefined, chainId: number) {
   return { amount: answer.toString(), decimals: p.decimals, usdPrice: usdText(answer, p.decimals) };
 }
 
+/**
+ * Each chain's plan, made once: a backfill takes a snapshot at every UTC day's close, and the
+ * calls' ABI encoding (viem, and slow while not yet optimised) is the same each time. `reader.read`
+ * is given the same frozen `calls` array, whose Multicall3 encoding it keeps (chain.ts).
+ */
+const planned = new WeakMap<ChainContracts, ReturnType<typeof planSnapshot>>();
+
 /** Reads and returns the snapshot records of every vault on the chain at `at`. */
 export async function takeSnapshot(
   reader: ChainReader,
@@ -107,55 +114,12 @@ export async function takeSnapshot(
   at: BlockStamp,
 ): Promise<Emitted[]> {
   const chainId = contracts.chain.chainId;
-  const calls: ReadCall[] = [];
-  const plans = contracts.vaults.map((v) => {
-    const assets = v.liquidAssets.filter((a) => a.chainId === chainId);
-    const yields = v.yieldAssets.map((y) => ({
-      y,
-      holding: y.holdings.find((h) => h.chainId === chainId),
-      price: priceCall(y.price, chainId),
-    }));
-    const first = calls.length;
-    calls.push(
-      {
-        target: v.vaultAddress as Hex,
-        data: encodeFunctionData({ abi: erc20Views, functionName: 'totalSupply' }),
-      },
-      accountantStateCall(v.accountantAddress, isHubAccountant(v)),
-      {
-        target: v.accountantAddress as Hex,
-        data: encodeFunctionData({ abi: accountantViews, functionName: 'getRate' }),
-      },
-      ...assets.map((a) => ({
-        target: a.contractAddress as Hex,
-        data: encodeFunctionData({
-          abi: erc20Views,
-          functionName: 'balanceOf',
-          args: [v.vaultAddress as Hex],
-        }),
-      })),
-    );
-    const yieldAt = yields.map(({ holding, price }) => {
-      const pos = { balance: -1, price: -1 };
-      if (holding) {
-        pos.balance = calls.length;
-        calls.push({
-          target: holding.contractAddress as Hex,
-          data: encodeFunctionData({
-            abi: erc20Views,
-            functionName: 'balanceOf',
-            args: [v.vaultAddress as Hex],
-          }),
-        });
-      }
-      if (price) {
-        pos.price = calls.length;
-        calls.push(price);
-      }
-      return pos;
-    });
-    return { v, assets, first, yields, yieldAt };
-  });
+  let plan = planned.get(contracts);
+  if (!plan) {
+    plan = planSnapshot(contracts);
+    planned.set(contracts, plan);
+  }
+  const { calls, plans } = plan;
   const answers = await reader.read(calls, at.number);
   const out: Emitted[] = [];
   for (const { v, assets, first, yields, yieldAt } of plans) {
@@ -245,4 +209,60 @@ export async function takeSnapshot(
     });
   }
   return out;
+}
+
+/** The calls of a snapshot of every vault on the chain, and where each vault's answers are. */
+function planSnapshot(contracts: ChainContracts) {
+  const chainId = contracts.chain.chainId;
+  const calls: ReadCall[] = [];
+  const plans = contracts.vaults.map((v) => {
+    const assets = v.liquidAssets.filter((a) => a.chainId === chainId);
+    const yields = v.yieldAssets.map((y) => ({
+      y,
+      holding: y.holdings.find((h) => h.chainId === chainId),
+      price: priceCall(y.price, chainId),
+    }));
+    const first = calls.length;
+    calls.push(
+      {
+        target: v.vaultAddress as Hex,
+        data: encodeFunctionData({ abi: erc20Views, functionName: 'totalSupply' }),
+      },
+      accountantStateCall(v.accountantAddress, isHubAccountant(v)),
+      {
+        target: v.accountantAddress as Hex,
+        data: encodeFunctionData({ abi: accountantViews, functionName: 'getRate' }),
+      },
+      ...assets.map((a) => ({
+        target: a.contractAddress as Hex,
+        data: encodeFunctionData({
+          abi: erc20Views,
+          functionName: 'balanceOf',
+          args: [v.vaultAddress as Hex],
+        }),
+      })),
+    );
+    const yieldAt = yields.map(({ holding, price }) => {
+      const pos = { balance: -1, price: -1 };
+      if (holding) {
+        pos.balance = calls.length;
+        calls.push({
+          target: holding.contractAddress as Hex,
+          data: encodeFunctionData({
+            abi: erc20Views,
+            functionName: 'balanceOf',
+            args: [v.vaultAddress as Hex],
+          }),
+        });
+      }
+      if (price) {
+        pos.price = calls.length;
+        calls.push(price);
+      }
+      return pos;
+    });
+    return { v, assets, first, yields, yieldAt };
+  });
+  // Frozen: `reader.read` keeps the encoding of a frozen array (chain.ts).
+  return { calls: Object.freeze(calls), plans };
 }

@@ -224,7 +224,7 @@ describe('deposit fees follow the fee-rate history kept in the checkpoint', () =
     const reads: number[] = [];
     return {
       reads,
-      read: async (_calls: unknown[], block: number) => {
+      read: async (_calls: readonly unknown[], block: number) => {
         reads.push(block);
         return [encodeFunctionResult({ abi: abis.nestVaultViews, functionName: 'fees', result: setting })];
       },
