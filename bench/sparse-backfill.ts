@@ -1,8 +1,9 @@
 /**
  * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
- * [--max-logs 10000] [--latency-ms 0] [--timeout-s 600] [--without-log-timestamps 1]` (tiny: 20,000
- * blocks, 200 events).
+ * [--max-logs 10000] [--latency-ms 0] [--timeout-s 600] [--without-log-timestamps 1]
+ * [--pipeline-nice 0]` (tiny: 20,000 blocks, 200 events; `--pipeline-nice`: the CLI's
+ * api.pipelineNice).
  * Serves a deterministic sparse chain on loopback (devnet/sparse-chain.ts: `--events` share
  * Transfer mints spread over `--blocks` blocks four a second, eth_getLogs answers capped at
  * `--max-logs` logs with Alchemy's suggested range), spawns the real CLI on it
@@ -48,6 +49,7 @@ const { values, size, out } = benchArgs(
     'latency-ms': '0',
     'timeout-s': '600',
     'without-log-timestamps': '1',
+    'pipeline-nice': '0',
   },
   { tiny: { blocks: '20000', events: '200' }, full: { blocks: '2000000', events: '10000' } },
 );
@@ -174,6 +176,10 @@ async function run(
         logLevel: 'info',
         ingest: { progressLogIntervalMs: 200 },
         devnet: { enabled: false },
+        // The CLI at the priority of the chain server and of the baseline's reader (this process):
+        // at the service's default (api.pipelineNice 10) its ingester yields the cores to every
+        // other process of the machine, and on a shared one its time measures their load.
+        api: { pipelineNice: Number(values['pipeline-nice']) },
         chains: [
           {
             chainId: 42161,
