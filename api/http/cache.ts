@@ -11,7 +11,8 @@
  * bound on how old the data behind an answer is; its `X-Data-Watermark` says which data
  * it reflects). A key has at most one such background load at a time, so each version's
  * answer of a hot key is computed at most once, and not at all for a version that passed
- * while another was loading. Past the bound, requests wait for the current version's load.
+ * while another was loading. Past the bound, requests wait for the key's load in flight, when
+ * there is one, and take its answer if it is within the bound; else for the current version's.
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -120,8 +121,8 @@ export class ResponseCache {
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   /** The stored key (`full`) of each key's newest stored answer, whatever its version. */
   private readonly latest = new Map<string, string>();
-  /** Keys (without version) with a background load of a new version running. */
-  private readonly refreshing = new Set<string>();
+  /** Keys (without version) with a background load of a new version running, and that load. */
+  private readonly refreshing = new Map<string, Promise<unknown>>();
   /** The version last read, as given and as a string, and the last time it was seen current. */
   private rawVersion: unknown;
   private version = '';
@@ -167,6 +168,7 @@ export class ResponseCache {
     key: string,
     load: () => Promise<LoadResult>,
     admit?: () => () => void,
+    waited = false,
   ): Promise<{ entry: CacheEntry; result: LookupResult; full: string }> {
     const now = this.opts.clock();
     const version = this.observe(now);
@@ -193,10 +195,10 @@ export class ResponseCache {
       // An earlier version's answer, recent enough: served while one background load (not the
       // client's: no admission) computes this version's; a key has one such load at a time.
       if (!this.inflight.has(full) && !this.refreshing.has(key)) {
-        this.refreshing.add(key);
-        this.load(route, full, key, version, load, now, true)
+        const refresh = this.load(route, full, key, version, load, now, true)
           .catch(() => {})
           .finally(() => this.refreshing.delete(key));
+        this.refreshing.set(key, refresh);
       }
       this.touch(previous.full, previous.entry);
       this.opts.onLookup?.(route, 'previous');
@@ -206,6 +208,15 @@ export class ResponseCache {
     if (running) {
       this.opts.onLookup?.(route, 'coalesced');
       return { entry: await running, result: 'coalesced', full };
+    }
+    const refresh = this.refreshing.get(key);
+    if (refresh && !waited) {
+      // Past the bound while the key's background load of a newer version than the stored one
+      // still runs (the version moved on again meanwhile, the load being slow): wait for it
+      // rather than start another load, then look again. Its answer, superseded only since,
+      // is then served within the bound, or this request loads the current version's.
+      await refresh;
+      return this.get(route, key, load, admit, true);
     }
     const release = admit?.();
     this.opts.onLookup?.(route, 'miss');

@@ -219,6 +219,36 @@ describe('ResponseCache across data versions', () => {
     expect([r.result, body(r)]).toEqual(['miss', 2]);
   });
 
+  it('past the bound while a slow load of a newer version runs, requests wait for it, not load again', async () => {
+    const { t, cache, load, body, gates, settle } = setup(2000);
+    let admitted = 0;
+    const admit = () => {
+      admitted++;
+      return () => {};
+    };
+    await cache.get('r', 'k', load, admit); // version 1, seen current until 100
+    t.version = 2;
+    t.now = 100;
+    expect(body(await cache.get('r', 'k', load, admit))).toBe(1); // version 2's load starts
+    t.now = 1500;
+    expect(body(await cache.get('r', 'k', load, admit))).toBe(1); // version 2 seen current at 1500
+    t.version = 3;
+    expect(body(await cache.get('r', 'k', load, admit))).toBe(1);
+    t.now = 2500; // version 1's answer is now past the bound (2400 ms); version 2's still loads
+    const waiting = Array.from({ length: 20 }, () => cache.get('r', 'k', load, admit));
+    await settle();
+    expect(t.loads).toEqual([1, 2]); // no load of version 3 for the 20 (each would be a client's)
+    gates.shift()?.(); // version 2's answer lands
+    const got = await Promise.all(waiting);
+    // Version 2 was superseded 1000 ms ago: within the bound. One background load of version 3.
+    expect(new Set(got.map((r) => `${r.result} ${body(r)}`))).toEqual(new Set(['previous 2']));
+    expect(t.loads).toEqual([1, 2, 3]);
+    expect(admitted).toBe(1); // version 1's first load only
+    gates.shift()?.();
+    await settle();
+    expect(body(await cache.get('r', 'k', load, admit))).toBe(3);
+  });
+
   it('an idle cache does not serve an answer whose version ended long ago, nor with maxStaleMs 0', async () => {
     for (const [maxStale, idle] of [
       [2000, 10_000],
