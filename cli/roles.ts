@@ -180,6 +180,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     const busStatus = running.processor
       ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
       : undefined;
+    const pipeline = roles.includes('ingest') || roles.includes('streams');
     if (cfg.api.thread === 'worker') {
       // The API on a thread of its own (docs/architecture.md#the-apis-thread).
       const { startApiThread } = await import('../api/thread/host.ts');
@@ -191,6 +192,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         readiness,
         mintFlow,
         status: () => statusBody({ store, bus: busStatus, ingestProgress }),
+        // Only a pipeline goes below the API: in the API-only role the main thread runs its reads.
+        pipelineNice: pipeline ? cfg.api.pipelineNice : 0,
       });
       running.server = thread;
       stopApi = () => thread.close();

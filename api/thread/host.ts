@@ -49,6 +49,12 @@ export interface ApiThreadOptions {
   readiness: Pick<Readiness, 'check'>;
   status: () => Promise<StatusBody>;
   mintFlow?: HandlerDeps['mintFlow'];
+  /**
+   * Once the thread listens, the rest of the process runs at this nice value (core/priority.ts):
+   * `api.pipelineNice` where this process runs the pipeline, 0 where the main thread only serves
+   * the API's own reads (the API-only role).
+   */
+  pipelineNice: number;
 }
 
 /** How often the main thread looks for a new data version to send (a string comparison). */
@@ -121,7 +127,7 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     throw err;
   }
   started = true;
-  const nice = opts.config.api.pipelineNice;
+  const nice = opts.pipelineNice;
   if (nice > 0 && tid) {
     // The pipeline below the API thread (docs/architecture.md#the-apis-thread): the threads the
     // main thread starts from now on take its new value.

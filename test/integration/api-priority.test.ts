@@ -1,7 +1,7 @@
 /**
  * The pipeline below the API thread (api.pipelineNice, docs/architecture.md#the-apis-thread; Linux,
  * where a nice value belongs to a thread): once the API thread listens, every other thread of the
- * process runs at the configured nice value and the API thread at the process's own, threads
+ * process runs at the configured nice value when the process runs the pipeline (not in the API-only role) and the API thread at the process's own, threads
  * started later by the main thread take the lowered value, and devnet nodes (each in a session of
  * its own) have their session lowered, those running and those started later. With 0 nothing
  * changes. Nothing is ever raised, and a thread raised on purpose (chDB's MemoryWorker raises
@@ -15,7 +15,7 @@ import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runRoles } from '../../cli/roles.ts';
+import { type Role, runRoles } from '../../cli/roles.ts';
 import { loadConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import { lowerThreadsExcept, threadId } from '../../core/priority.ts';
@@ -47,7 +47,7 @@ async function newThread(): Promise<{ tid: number; stop: () => Promise<number> }
   return { tid, stop: () => w.terminate() };
 }
 
-async function service(nice: number) {
+async function service(nice: number, roles: Role[] = ['streams', 'api']) {
   const dir = mkdtempSync(join(tmpdir(), 'vs-api-priority-'));
   dirs.push(dir);
   const cfg = loadConfig(join(import.meta.dirname, '..', '..', 'config', 'default.yaml'), {
@@ -57,7 +57,7 @@ async function service(nice: number) {
     VAULTSTREAM__devnet__enabled: 'false',
     VAULTSTREAM__api__pipelineNice: String(nice),
   });
-  return runRoles(cfg, ['streams', 'api'], silentLogger);
+  return runRoles(cfg, roles, silentLogger);
 }
 
 describe.runIf(linux)('api.pipelineNice', () => {
@@ -73,6 +73,17 @@ describe.runIf(linux)('api.pipelineNice', () => {
       const addr = running.server?.address();
       if (!addr || typeof addr === 'string') throw new Error('not listening on a port');
       expect((await fetch(`http://127.0.0.1:${addr.port}/v1/vaults/details`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('the API-only role lowers nothing: its main thread runs only the API reads', async () => {
+    const running = await service(7, ['api']);
+    try {
+      expect(running.server?.threadId).toBeGreaterThan(0);
+      for (const [tid, nice] of threadNices())
+        expect({ tid, lowered: nice > 0 }).toEqual({ tid, lowered: false });
     } finally {
       await running.stop();
     }
