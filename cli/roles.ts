@@ -148,7 +148,13 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
     await running.processor.start();
     const { Settler } = await import('../views/settle.ts');
-    running.settler = new Settler(store, { intervalMs: cfg.streams.settleIntervalMs, log });
+    const chains = evmProgress;
+    running.settler = new Settler(store, {
+      intervalMs: cfg.streams.settleIntervalMs,
+      log,
+      // Settles at most every 30 s while an EVM chain of this process backfills (views/settle.ts).
+      backfilling: chains && (() => chains().some((c) => c.phase === 'starting' || c.phase === 'backfill')),
+    });
     running.settler.start();
   }
   let stopApi = async () => {};

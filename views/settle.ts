@@ -236,20 +236,37 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
   return { settled, version, ms };
 }
 
+/** Most time between two settles of the loop while `backfilling` holds it. */
+export const BACKFILL_SETTLE_MS = 30_000;
+
 /**
  * Runs `settleMetrics` in a loop, `intervalMs` apart, one at a time; `version` counts the settles
  * that wrote rows (part of the API's data version, so an answer cached before a settle is not
- * served after it).
+ * served after it). While `backfilling()` (an ingester of this process backfilling, or starting
+ * to), the loop settles at most every `BACKFILL_SETTLE_MS`: a settle during a backfill takes 0.4-2 s
+ * of the engine's threads and recomputes days the backfill's next ranges change again, and it
+ * competed for the cores with the ingester: on the sparse-chain bench (bench/sparse-backfill.ts) a
+ * settle ran during the ~0.3-0.7 s ingest in six runs of six (the one at start-up, or the next),
+ * and the CLI's CPU over the ingest was 470-680 ms against 340-430 ms with the loop held. Once the
+ * ingesters are live the loop settles at its interval again.
  */
 export class Settler {
   version = 0;
   private running: Promise<SettleResult> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** When the loop last settled (performance.now()). */
+  private settledAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
-    private readonly opts: { intervalMs: number; log?: Logger },
+    private readonly opts: {
+      intervalMs: number;
+      log?: Logger;
+      backfilling?: () => boolean;
+      /** Tests: instead of `BACKFILL_SETTLE_MS`. */
+      backfillIntervalMs?: number;
+    },
   ) {}
 
   /** Settles now (joining a settle in flight, then running one more so nothing landed before the call is missed). */
@@ -273,12 +290,20 @@ export class Settler {
   }
 
   start(): void {
+    // A backfill starting with the process holds the first settle too.
+    if (this.opts.backfilling) this.settledAt = performance.now();
     const loop = async () => {
       if (this.stopped) return;
-      try {
-        await this.settleNow();
-      } catch (err) {
-        this.opts.log?.warn({ err: String(err) }, 'metrics settle failed; retried next interval');
+      const held =
+        this.opts.backfilling?.() === true &&
+        performance.now() - this.settledAt < (this.opts.backfillIntervalMs ?? BACKFILL_SETTLE_MS);
+      if (!held) {
+        this.settledAt = performance.now();
+        try {
+          await this.settleNow();
+        } catch (err) {
+          this.opts.log?.warn({ err: String(err) }, 'metrics settle failed; retried next interval');
+        }
       }
       if (!this.stopped) this.timer = setTimeout(loop, this.opts.intervalMs);
     };
