@@ -12,6 +12,7 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickh
 import type { Config } from '../core/config.ts';
 import { processFilesDir } from '../core/lock.ts';
 import { createLane, type Lane, runCancellable, unescapeParam } from './chdb-lane.ts';
+import { inlineParams } from './inline-params.ts';
 import { literal, toTsvBuffer } from './tsv.ts';
 
 export interface RawQueryOptions {
@@ -202,13 +203,14 @@ export async function createStore(cfg: Config): Promise<Store> {
     // connection prefixes every query with one SET each, 0.3-0.7 ms a query.
     await setAll(connection.chdb, { ...BASE_SETTINGS, ...CHDB_SETTINGS });
     client = createClient({ connection: connection as never, log: { level: ClickHouseLogLevel.OFF } });
-    // Reads ask the connection, as the client would (`<sql> FORMAT JSONEachRow`, parameters bound
-    // by the engine, the same errors) without its result set and tracing spans: 0.15-0.3 ms less
-    // a statement of the API's short reads (3-10 ms each at the devnet's size).
+    // Reads ask the connection, as the client would (`<sql> FORMAT JSONEachRow`, the same errors)
+    // without its result set and tracing spans: 0.15-0.3 ms less a statement of the API's short
+    // reads (3-10 ms each at the devnet's size). Their parameters are written in as typed literals
+    // (store/inline-params.ts): chdb-node binds parameters one query at a time process-wide, so a
+    // bound read would wait for an analyst's bound query.
     chdbText = async (sql, params) => {
       const res = await connection.query({
-        query: `${sql.trim().replace(/;+$/, '')} \nFORMAT JSONEachRow`,
-        query_params: params,
+        query: `${inlineParams(sql, params).trim().replace(/;+$/, '')} \nFORMAT JSONEachRow`,
       });
       const chunks: Buffer[] = [];
       for await (const chunk of res.stream) chunks.push(chunk as Buffer);
