@@ -20,6 +20,13 @@ export interface CheckpointFile<T> {
    * the promise resolves; written after every earlier `saveAsync` of this file.
    */
   saveAsync(value: T): Promise<void>;
+  /**
+   * `saveAsync` whose temporary file is written and fsync'd at once, but renamed over the
+   * checkpoint only once `after` resolves (what the value says is done, e.g. a publish, being
+   * durable): the write's fsync overlaps it, and the checkpoint never says more than is done. If
+   * `after` rejects, the checkpoint stays as it was and this rejects with the same reason.
+   */
+  saveAfter(value: T, after: Promise<unknown>): Promise<void>;
   readonly path: string;
 }
 
@@ -51,28 +58,33 @@ export function checkpointFile<T>(dataDir: string, name: string): CheckpointFile
         );
       }
     },
-    saveAsync(value) {
-      const text = JSON.stringify(value);
-      const written = queue.then(async () => {
-        await mkdir(dir, { recursive: true });
-        const tmp = `${path}.tmp`;
-        const fh = await open(tmp, 'w');
-        try {
-          await fh.writeFile(text);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-        await rename(tmp, path);
-        const dh = await open(dir, 'r');
-        try {
-          await dh.sync();
-        } finally {
-          await dh.close();
-        }
-      });
-      queue = written.catch(() => {});
-      return written;
-    },
+    saveAsync: (value) => save(value, Promise.resolve()),
+    saveAfter: (value, after) => save(value, after),
   };
+  function save(value: T, after: Promise<unknown>): Promise<void> {
+    const text = JSON.stringify(value);
+    // Not an unhandled rejection while the write goes on: its failure is this save's.
+    after.catch(() => {});
+    const written = queue.then(async () => {
+      await mkdir(dir, { recursive: true });
+      const tmp = `${path}.tmp`;
+      const fh = await open(tmp, 'w');
+      try {
+        await fh.writeFile(text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await after;
+      await rename(tmp, path);
+      const dh = await open(dir, 'r');
+      try {
+        await dh.sync();
+      } finally {
+        await dh.close();
+      }
+    });
+    queue = written.catch(() => {});
+    return written;
+  }
 }

@@ -13,10 +13,11 @@
  * retracted exactly: the follower stops (`ChainStopped`) rather than leave wrong balances. The
  * chain's genesis hash is kept too: a checkpoint never resumes on another chain. A crash
  * between publishing and checkpointing re-publishes the same records on restart (identical
- * events, which the consumers drop); nothing is skipped. While backfilling deeper than the
- * window, a range's publish goes on while the next range is processed (`inflight`): the next
- * publish waits for it, the checkpoint is written only once it is durable, and when it fails
- * the state goes back to what was published (the range is read again).
+ * events, which the consumers drop); nothing is skipped. Within the window, a range's checkpoint
+ * is written while it is published and replaces the old one once that is durable (`saveAfter`).
+ * Deeper, a range's publish goes on while the next range is processed (`inflight`): the next
+ * publish waits for it, the checkpoint is written once it is durable, and when it fails the state
+ * goes back to what was published (the range is read again).
  * The reorg window and its retraction are in `reorg.ts`, the range reads (and the read-ahead
  * while backfilling) in `read-ahead.ts`.
  */
@@ -24,15 +25,22 @@ import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
 import { accrue } from './accrual.ts';
-import { type BlockHeader, type BlockStamp, type ChainReader, isHeader } from './chain.ts';
+import { type BlockHeader, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { autoStartBlock } from './deployment.ts';
 import { depositFees } from './deposit-fees.ts';
-import { type Emitted, mapLogs } from './map.ts';
+import { mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
 import { decodeRange, readDecimals } from './range-decode.ts';
 import { RangeReader } from './read-ahead.ts';
-import { type ChainCheckpoint, ChainStopped, extendTip, keptBlocks, retractOrphans } from './reorg.ts';
+import {
+  type ChainCheckpoint,
+  ChainStopped,
+  extendTip,
+  keepRates,
+  keptBlocks,
+  retractOrphans,
+} from './reorg.ts';
 import { isFault } from './rpc.ts';
 import { dayCloseSnapshots, takeSnapshot } from './snapshots.ts';
 import { copyState } from './state-copy.ts';
@@ -251,17 +259,26 @@ export class ChainFollower {
     // Deep below the window (never retracted) and not the last range: published while the next
     // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
     const overlap = to < this.head - reorgWindow;
-    const before = overlap ? copyState(this.state) : undefined;
+    const before = copyState(this.state);
     const publishing = send ? send() : this.deps.publish(records);
-    if (!overlap) await publishing;
     this.state.tip = extendTip(this.state.tip, headers, events, reorgWindow);
-    this.keepRates(closes);
+    keepRates(this.state.tip, closes);
     this.state.owed = owed;
     this.state.depositFees = feeMarks;
     this.state.next = to + 1;
     if (due) this.state.lastSnapshotAt = now;
-    if (!before && this.checkpointDue(to)) await this.deps.checkpoint.saveAsync(this.state);
-    else if (before) {
+    if (!overlap) {
+      // The checkpoint's write (and fsync) goes on while the range is published; it replaces the
+      // checkpoint once the publish is durable (saveAfter). A failed publish leaves both as they were.
+      const saved = this.checkpointDue(to) && this.deps.checkpoint.saveAfter(this.state, publishing);
+      await publishing.catch((e: unknown) => {
+        if (saved) saved.catch(() => {});
+        this.state = before;
+        this.unsaved = true;
+        throw e;
+      });
+      await saved;
+    } else {
       const snapshot = this.checkpointDue(to) ? copyState(this.state) : undefined;
       const done = publishing.then(
         () => {
@@ -329,10 +346,7 @@ export class ChainFollower {
     this.saving = write.catch((e: unknown) => {
       this.unsaved = true;
       this.savedAt = Number.NEGATIVE_INFINITY;
-      this.deps.log.warn(
-        { err: errorMessage(e) },
-        'checkpoint write failed; written again after the next range',
-      );
+      this.deps.log.warn({ err: errorMessage(e) }, 'checkpoint write failed; retried after the next range');
     });
   }
 
@@ -367,31 +381,17 @@ export class ChainFollower {
     return retractOrphans(this.state, keep, this.deps);
   }
 
-  /** READ rates carry their block's identity: kept with the block in the tip so a reorg retracts them too. */
-  private keepRates(records: Emitted[]): void {
-    for (const r of records) {
-      if (r.family !== 'rates') continue;
-      const tipBlock = this.state.tip.find((b) => b.hash === r.record.blockHash);
-      tipBlock?.events.push(r);
-    }
-  }
-
   /** The periodic snapshot, when due, at the newest block ingested (caught up: no range to publish it with). */
   private async maybeSnapshot(): Promise<void> {
     const now = this.deps.clock();
-    if (now - this.state.lastSnapshotAt < this.deps.snapshotIntervalSeconds * 1000) return;
     const block = this.state.tip.at(-1);
-    if (!block) return;
+    if (now - this.state.lastSnapshotAt < this.deps.snapshotIntervalSeconds * 1000 || !block) return;
     this.state.lastSnapshotAt = now;
-    await this.snapshot(block);
-  }
-
-  private async snapshot(at: BlockStamp): Promise<void> {
     await this.published();
     try {
-      const records = await takeSnapshot(this.deps.reader, this.deps.contracts, at);
+      const records = await takeSnapshot(this.deps.reader, this.deps.contracts, block);
       await this.deps.publish(records);
-      this.keepRates(records);
+      keepRates(this.state.tip, records);
     } catch (e) {
       this.deps.onSnapshotError(e);
     }

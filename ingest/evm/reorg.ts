@@ -82,6 +82,14 @@ export function extendTip(
   return [...tip, ...added].filter((b) => b.number >= first);
 }
 
+/** READ rates carry their block's identity: kept with the block in the tip so a reorg retracts them too. */
+export function keepRates(tip: TipBlock[], records: Emitted[]): void {
+  for (const r of records) {
+    if (r.family !== 'rates') continue;
+    tip.find((b) => b.hash === r.record.blockHash)?.events.push(r);
+  }
+}
+
 /**
  * How many of the oldest tip blocks are still canonical: the true common ancestor is the
  * newest of them. Throws `ChainStopped` when not even the oldest tip block is canonical

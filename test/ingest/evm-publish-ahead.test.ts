@@ -9,9 +9,10 @@
  * - in the end every transfer is on the bus once, in block order, and the checkpoint is at the
  *   head.
  * And a range's records are encoded (`PublishEmitted.prepare`) while the previous range's publish
- * is still in flight: only its bus writes wait for it.
+ * is still in flight: only its bus writes wait for it. The last range's checkpoint is written
+ * while its publish is in flight and replaces the checkpoint once it is durable.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -167,6 +168,63 @@ describe('EVM follower, a deep range published while the next is processed', () 
       expect(wrongOrder).toBe(0);
       const transfers = await readFamily(bus, config.topicPrefix, 'transfers');
       expect(transfers.map((t) => t.blockNumber as number)).toEqual(chain.eventBlocks);
+      await bus.close();
+    } finally {
+      await chain.stop();
+    }
+  }, 60_000);
+
+  it("writes the last range's checkpoint while its publish is in flight, and replaces the checkpoint after it", async () => {
+    const chain = await startSparseChain({ blocks: 20_000, events: 200, maxLogs: 100 });
+    try {
+      const dataDir = join(root, 'c');
+      const config = parseConfig({
+        dataDir,
+        devnet: { enabled: false },
+        chains: [
+          { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
+        ],
+        vaults: [sparseVaultConfig(chain.token)],
+      });
+      const chainConfig = config.chains[0];
+      const bus = await openBus(join(dataDir, 'bus'));
+      const real = emittedPublisher(bus, new EventCodec(), config.topicPrefix);
+      const checkpoint = checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161');
+      const during: { tmp?: number; checkpoint?: number }[] = [];
+      const publish: PublishEmitted = (items) => real(items);
+      publish.prepare = async (items) => {
+        const send = await (real.prepare as NonNullable<PublishEmitted['prepare']>)(items);
+        const last = items.some((i) => i.family === 'blocks' && i.record.blockNumber === chain.head);
+        return async () => {
+          if (last) {
+            // Held: the checkpoint's temporary file is written meanwhile, the checkpoint is not replaced.
+            await new Promise((r) => setTimeout(r, 300));
+            let tmp: number | undefined;
+            try {
+              tmp = JSON.parse(readFileSync(`${checkpoint.path}.tmp`, 'utf8')).next;
+            } catch {}
+            during.push({ tmp, checkpoint: checkpoint.load()?.next });
+          }
+          await send();
+        };
+      };
+      const follower = new ChainFollower({
+        contracts: chainContracts(config, chainConfig),
+        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
+        publish,
+        checkpoint,
+        log: silentLogger,
+        clock: Date.now,
+        snapshotIntervalSeconds: 3600,
+        onSnapshotError: () => {},
+      });
+      for (let k = 0; k < 200 && !(follower.head >= 0 && follower.next > follower.head); k++)
+        await follower.round();
+      await follower.settle();
+      expect(during).toHaveLength(1);
+      expect(during[0].tmp).toBe(chain.head + 1);
+      expect(during[0].checkpoint).toBeLessThan(chain.head + 1);
+      expect(checkpoint.load()?.next).toBe(chain.head + 1);
       await bus.close();
     } finally {
       await chain.stop();

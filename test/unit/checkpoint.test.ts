@@ -47,6 +47,36 @@ describe('checkpoint file', () => {
 
   it('offers no synchronous save (its fsyncs would hold the event loop)', () => {
     const file = checkpointFile<{ next: number }>(root, 'evm-3');
-    expect(Object.keys(file).sort()).toEqual(['load', 'path', 'saveAsync']);
+    expect(Object.keys(file).sort()).toEqual(['load', 'path', 'saveAfter', 'saveAsync']);
+  });
+
+  it('saveAfter: written at once, the checkpoint replaced only once `after` resolves; kept when it rejects', async () => {
+    const file = checkpointFile<{ next: number }>(root, 'evm-4');
+    await file.saveAsync({ next: 1 });
+    let done = () => {};
+    const publish = new Promise<void>((r) => {
+      done = r;
+    });
+    const saved = file.saveAfter({ next: 2 }, publish);
+    // The temporary file is written while `after` is pending; the checkpoint still says 1.
+    const tmp = `${file.path}.tmp`;
+    for (let k = 0; k < 200; k++) {
+      try {
+        if (JSON.parse(readFileSync(tmp, 'utf8')).next === 2) break;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(JSON.parse(readFileSync(tmp, 'utf8'))).toEqual({ next: 2 });
+    expect(file.load()).toEqual({ next: 1 });
+    done();
+    await saved;
+    expect(file.load()).toEqual({ next: 2 });
+    // A failed `after`: this save rejects with its reason, the checkpoint stays, the next save lands.
+    await expect(file.saveAfter({ next: 3 }, Promise.reject(new Error('publish failed')))).rejects.toThrow(
+      'publish failed',
+    );
+    expect(file.load()).toEqual({ next: 2 });
+    await file.saveAsync({ next: 4 });
+    expect(file.load()).toEqual({ next: 4 });
   });
 });
