@@ -16,6 +16,9 @@
  *    bare server, then the API (after one request of each path, so its cache holds current
  *    answers as the load starts, as under steady traffic), in the same run. Target per connection
  *    count: the API's p99 at most 2x the bare server's, with 0 errors (non-2xx and socket errors).
+ * 2b. The 10-connection mix once more with the pipeline stopped: `vaultstream api` (cache on) on the
+ *    same data directory against the bare server again (no target): what the API costs apart from
+ *    the pipeline's share of the two cores.
  * 3. The uncached load of each endpoint on its own: the service is stopped and `vaultstream api`
  *    serves the same data directory with the response cache off; each endpoint is requested
  *    `uncached-requests` times in sequence after one warm-up (median and max ms; issue 21's target
@@ -140,8 +143,9 @@ async function main(): Promise<void> {
       /** The API's own thread's (`api.thread: worker`). */
       apiThreadProfile?: ProfileSummary;
     }[] = [];
+    let bodies: Awaited<ReturnType<typeof captureMix>> | undefined;
     try {
-      const bodies = await captureMix(
+      bodies = await captureMix(
         svc.url,
         paths.map(([, p]) => p),
       );
@@ -201,6 +205,23 @@ async function main(): Promise<void> {
           exited - m.window[1],
           'worker',
         );
+      }
+    }
+
+    // 2b. The 10-connection mix again with the pipeline stopped: `vaultstream api` (cache on) on the
+    // same data, whose main thread serves only the API's reads, against the bare server again. The
+    // API's own cost, apart from the pipeline's share of the cores.
+    let still: { api: LoadNumbers; bare: LoadNumbers } | undefined;
+    if (bodies) {
+      const apiOnly = await startVaultstream('api', dataDir, devnetEnv);
+      const bare = await startBare(bodies, dir);
+      try {
+        const bareNumbers = await loadMix(bare.url, bodies.paths, seconds, CONNECTIONS[0]);
+        for (const p of bodies.paths) await timedGet(apiOnly.url, p);
+        still = { bare: bareNumbers, api: await loadMix(apiOnly.url, bodies.paths, seconds, CONNECTIONS[0]) };
+      } finally {
+        await stopProcess(bare.proc);
+        await stopProcess(apiOnly.proc);
       }
     }
 
@@ -277,6 +298,23 @@ async function main(): Promise<void> {
         ),
       );
     }
+    if (still?.api.fine && still.bare.fine)
+      rows.push(
+        row(
+          `live mix, ${CONNECTIONS[0]} connections, the pipeline stopped (vaultstream api on the same data): API p99 over the bare server's p99`,
+          round(still.api.fine.p99Ms / Math.max(0.001, still.bare.fine.p99Ms), 2),
+          'ratio',
+          undefined,
+          true,
+          {
+            apiP99Ms: still.api.fine.p99Ms,
+            bareP99Ms: still.bare.fine.p99Ms,
+            apiRequestsPerSecond: Math.round(still.api.requestsPerSecond),
+            bareRequestsPerSecond: Math.round(still.bare.requestsPerSecond),
+            errors: still.api.errors + still.api.non2xx,
+          },
+        ),
+      );
     for (const u of uncached)
       rows.push(
         row(
