@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
 import { silentLogger } from '../../core/log.ts';
-import { sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
+import { type SparseChain, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { checkpointFile } from '../../ingest/checkpoint.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { type ChainCheckpoint, ChainFollower } from '../../ingest/evm/follower.ts';
@@ -30,23 +30,52 @@ import { openBus, readFamily, sparseChainReader } from './evm-support.ts';
 const root = mkdtempSync(join(tmpdir(), 'vs-evm-publish-ahead-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/** A follower's parts over `chain` in a directory of its own: its config, bus, real publisher and checkpoint. */
+async function followerOf(chain: SparseChain, name: string) {
+  const dataDir = join(root, name);
+  const config = parseConfig({
+    dataDir,
+    devnet: { enabled: false },
+    chains: [
+      { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
+    ],
+    vaults: [sparseVaultConfig(chain.token)],
+  });
+  const chainConfig = config.chains[0];
+  const bus = await openBus(join(dataDir, 'bus'));
+  const checkpoint = checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161');
+  return {
+    config,
+    bus,
+    real: emittedPublisher(bus, new EventCodec(), config.topicPrefix),
+    checkpoint,
+    /** The follower of the chain, publishing through `publish`. */
+    follow: (publish: PublishEmitted) =>
+      new ChainFollower({
+        contracts: chainContracts(config, chainConfig),
+        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
+        publish,
+        checkpoint,
+        log: silentLogger,
+        clock: Date.now,
+        snapshotIntervalSeconds: 3600,
+        onSnapshotError: () => {},
+      }),
+  };
+}
+
+/** Rounds until the follower has read the chain's head, then its publishes settle. */
+async function toHead(follower: ChainFollower): Promise<void> {
+  for (let k = 0; k < 200 && !(follower.head >= 0 && follower.next > follower.head); k++)
+    await follower.round();
+  await follower.settle();
+}
+
 describe('EVM follower, a deep range published while the next is processed', () => {
   it('goes back to a range whose publish failed; never checkpoints past an unpublished range', async () => {
     const chain = await startSparseChain({ blocks: 100_000, events: 1_000, maxLogs: 100 });
     try {
-      const dataDir = join(root, 'a');
-      const config = parseConfig({
-        dataDir,
-        devnet: { enabled: false },
-        chains: [
-          { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
-        ],
-        vaults: [sparseVaultConfig(chain.token)],
-      });
-      const chainConfig = config.chains[0];
-      const bus = await openBus(join(dataDir, 'bus'));
-      const real = emittedPublisher(bus, new EventCodec(), config.topicPrefix);
-      const checkpoint = checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161');
+      const { config, bus, real, checkpoint, follow } = await followerOf(chain, 'a');
       const checkpointed = () => checkpoint.load()?.next ?? 0;
       let transferPublishes = 0;
       let failedAt: number | undefined;
@@ -66,16 +95,7 @@ describe('EVM follower, a deep range published while the next is processed', () 
         if (checkpointed() > first) pastUnpublished.push(`${checkpointed()} > ${first}`);
         await real(items);
       };
-      const follower = new ChainFollower({
-        contracts: chainContracts(config, chainConfig),
-        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
-        publish,
-        checkpoint,
-        log: silentLogger,
-        clock: Date.now,
-        snapshotIntervalSeconds: 3600,
-        onSnapshotError: () => {},
-      });
+      const follower = follow(publish);
 
       const failures: unknown[] = [];
       /** Rounds that returned between the failing publish call and the failure. */
@@ -115,18 +135,7 @@ describe('EVM follower, a deep range published while the next is processed', () 
   it("encodes a range's records while the previous range's publish is in flight, and writes them after it", async () => {
     const chain = await startSparseChain({ blocks: 100_000, events: 1_000, maxLogs: 100 });
     try {
-      const dataDir = join(root, 'b');
-      const config = parseConfig({
-        dataDir,
-        devnet: { enabled: false },
-        chains: [
-          { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
-        ],
-        vaults: [sparseVaultConfig(chain.token)],
-      });
-      const chainConfig = config.chains[0];
-      const bus = await openBus(join(dataDir, 'bus'));
-      const real = emittedPublisher(bus, new EventCodec(), config.topicPrefix);
+      const { config, bus, real, follow } = await followerOf(chain, 'b');
       let sending = 0;
       let overlaps = 0;
       let wrongOrder = 0;
@@ -149,19 +158,8 @@ describe('EVM follower, a deep range published while the next is processed', () 
           }
         };
       };
-      const follower = new ChainFollower({
-        contracts: chainContracts(config, chainConfig),
-        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
-        publish,
-        checkpoint: checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161'),
-        log: silentLogger,
-        clock: Date.now,
-        snapshotIntervalSeconds: 3600,
-        onSnapshotError: () => {},
-      });
-      for (let k = 0; k < 200 && !(follower.head >= 0 && follower.next > follower.head); k++)
-        await follower.round();
-      await follower.settle();
+      const follower = follow(publish);
+      await toHead(follower);
       // Encoded ahead: several ranges' records were prepared while an earlier publish was going on.
       expect(overlaps).toBeGreaterThan(3);
       // Never two publishes at once, always in range order.
@@ -177,19 +175,7 @@ describe('EVM follower, a deep range published while the next is processed', () 
   it("writes the last range's checkpoint while its publish is in flight, and replaces the checkpoint after it", async () => {
     const chain = await startSparseChain({ blocks: 20_000, events: 200, maxLogs: 100 });
     try {
-      const dataDir = join(root, 'c');
-      const config = parseConfig({
-        dataDir,
-        devnet: { enabled: false },
-        chains: [
-          { chainId: 42161, name: 'sparse', rpcUrls: [chain.url], confirmations: 0, maxRequestsPerSecond: 0 },
-        ],
-        vaults: [sparseVaultConfig(chain.token)],
-      });
-      const chainConfig = config.chains[0];
-      const bus = await openBus(join(dataDir, 'bus'));
-      const real = emittedPublisher(bus, new EventCodec(), config.topicPrefix);
-      const checkpoint = checkpointFile<ChainCheckpoint>(dataDir, 'evm-42161');
+      const { bus, real, checkpoint, follow } = await followerOf(chain, 'c');
       const during: { tmp?: number; checkpoint?: number }[] = [];
       const publish: PublishEmitted = (items) => real(items);
       publish.prepare = async (items) => {
@@ -208,19 +194,8 @@ describe('EVM follower, a deep range published while the next is processed', () 
           await send();
         };
       };
-      const follower = new ChainFollower({
-        contracts: chainContracts(config, chainConfig),
-        reader: sparseChainReader(chain, chainConfig.maxBlockRange),
-        publish,
-        checkpoint,
-        log: silentLogger,
-        clock: Date.now,
-        snapshotIntervalSeconds: 3600,
-        onSnapshotError: () => {},
-      });
-      for (let k = 0; k < 200 && !(follower.head >= 0 && follower.next > follower.head); k++)
-        await follower.round();
-      await follower.settle();
+      const follower = follow(publish);
+      await toHead(follower);
       expect(during).toHaveLength(1);
       expect(during[0].tmp).toBe(chain.head + 1);
       expect(during[0].checkpoint).toBeLessThan(chain.head + 1);
