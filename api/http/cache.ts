@@ -22,14 +22,6 @@ import type { Encoding } from './encoding.ts';
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 
-export {
-  acceptableEncoding,
-  compression,
-  type Encoding,
-  etagMatches,
-  pickEncoding,
-} from './encoding.ts';
-
 /** What a loader produces: a JSON-serializable value (or a ready string) and the data watermark behind it. */
 export interface LoadResult {
   body: unknown;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { etagMatches } from './cache.ts';
+import { etagMatches } from './encoding.ts';
 
 type Json = Record<string, any>;
 

@@ -35,8 +35,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Context } from 'koa';
-import { type CacheEntry, etagMatches, type ResponseCache } from './cache.ts';
+import type { CacheEntry, ResponseCache } from './cache.ts';
 import type { ServedAnswer } from './cache-respond.ts';
+import { etagMatches } from './encoding.ts';
 import { fastCacheHits, fastRequestSeries, type HitCount, type RequestSeries } from './metrics.ts';
 import { RATE_LIMIT_SKIPPED, type RateLimiter } from './ratelimit.ts';
 

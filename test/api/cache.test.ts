@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CacheEntry, etagMatches, pickEncoding, ResponseCache } from '../../api/http/cache.ts';
+import { type CacheEntry, ResponseCache } from '../../api/http/cache.ts';
 import { normalizeQuery } from '../../api/http/cache-respond.ts';
 import { toCsv } from '../../api/http/csv.ts';
+import { etagMatches, pickEncoding } from '../../api/http/encoding.ts';
 import { getJson, startTestApp, type TestApp, WATERMARK } from './app.ts';
 
 let app: TestApp;
