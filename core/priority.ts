@@ -53,25 +53,18 @@ export function lowerThreadsExcept(keep: readonly number[], nice: number): numbe
 }
 
 /**
- * Lowers a child process that runs in a session of its own (spawned `detached`): the kernel then
- * shares the CPU between sessions first (its autogroup, sched(7)), so its threads' nice values
- * weigh only against one another and the session's own nice value is what puts it below this
- * process. Both are set; false when neither could be.
+ * Lowers a child process that runs in a session of its own (spawned `detached`), with every process
+ * of that session: the kernel shares the CPU between sessions first (their autogroups, sched(7)),
+ * so the session's nice value is what puts it below this process, whatever its threads' values.
+ * False where there is no autogroup scheduling, or it is not allowed. Never raises it.
  */
 export function lowerDetachedChild(pid: number, nice: number): boolean {
-  let done = false;
   try {
     // "/autogroup-<id> nice <n>"
     const now = Number(readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim().split(' ').pop());
     if (now < nice) writeFileSync(`/proc/${pid}/autogroup`, String(nice));
-    done = true;
+    return true;
   } catch {
-    // No autogroup scheduling here (or not allowed): the threads' own values below still count.
+    return false;
   }
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) done = lower(tid, nice) || done;
-  } catch {
-    // Gone, or no /proc.
-  }
-  return done;
 }

@@ -9,30 +9,24 @@
  * type, `_CAST(<literal>, '<type>')` (ClickHouse's ReplaceQueryParameterVisitor).
  */
 import { VaultstreamError } from '../core/errors.ts';
+import { literal } from './tsv.ts';
 
 /** `{name:Type}`: a parameter placeholder (a type may hold parentheses, commas and quotes, no braces). */
 const PLACEHOLDER = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/g;
 
-/** A quoted string literal: backslash and quote escaped (any other character stands for itself). */
-function quote(s: string): string {
-  return `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-}
-
-/** The SQL literal of a parameter's value: strings, finite numbers, bigints, booleans, Dates, null and arrays of these. */
-export function literal(value: unknown, name: string): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return quote(value);
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value))
-      throw new VaultstreamError('INTERNAL', `query parameter ${name} is not a finite number: ${value}`);
-    return String(value);
-  }
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  // As @clickhouse/client sends a Date: whole Unix seconds, time-zone agnostic.
-  if (value instanceof Date) return quote(String(Math.floor(value.getTime() / 1000)));
-  if (Array.isArray(value)) return `[${value.map((v) => literal(v, name)).join(', ')}]`;
-  throw new VaultstreamError('INTERNAL', `query parameter ${name} has no SQL literal (${typeof value})`);
+/**
+ * A parameter's value as `literal` takes it: a Date as @clickhouse/client sends one (whole Unix
+ * seconds, time-zone agnostic); refused when it has no literal of a parameter's kind (a
+ * non-finite number, an object that is not an array).
+ */
+function plain(value: unknown, name: string): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new VaultstreamError('INTERNAL', `query parameter ${name} is not a finite number: ${value}`);
+  if (value instanceof Date) return String(Math.floor(value.getTime() / 1000));
+  if (Array.isArray(value)) return value.map((v) => plain(v, name));
+  if (value !== null && typeof value === 'object')
+    throw new VaultstreamError('INTERNAL', `query parameter ${name} has no SQL literal (${typeof value})`);
+  return value;
 }
 
 /**
@@ -42,6 +36,6 @@ export function literal(value: unknown, name: string): string {
 export function inlineParams(sql: string, params?: Record<string, unknown>): string {
   if (!params || Object.keys(params).length === 0) return sql;
   return sql.replace(PLACEHOLDER, (whole, name: string, type: string) =>
-    Object.hasOwn(params, name) ? `_CAST(${literal(params[name], name)}, ${quote(type)})` : whole,
+    Object.hasOwn(params, name) ? `_CAST(${literal(plain(params[name], name))}, ${literal(type)})` : whole,
   );
 }
