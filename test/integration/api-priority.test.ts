@@ -10,16 +10,15 @@
  * The service runs in this process (runRoles, chDB in a temporary directory): its main thread is
  * this test's, which stays lowered for the rest of this file.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { getPriority, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Role, runRoles } from '../../cli/roles.ts';
-import { loadConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
 import { lowerThreadsExcept, threadId } from '../../core/priority.ts';
 import { lowerNodes, startAnvil } from '../../devnet/anvil.ts';
+import { embeddedConfig } from '../support/embedded-config.ts';
 
 const linux = process.platform === 'linux';
 const dirs: string[] = [];
@@ -48,15 +47,8 @@ async function newThread(): Promise<{ tid: number; stop: () => Promise<number> }
 }
 
 async function service(nice: number, roles: Role[] = ['streams', 'api']) {
-  const dir = mkdtempSync(join(tmpdir(), 'vs-api-priority-'));
+  const { cfg, dir } = embeddedConfig('vs-api-priority-', { VAULTSTREAM__api__pipelineNice: String(nice) });
   dirs.push(dir);
-  const cfg = loadConfig(join(import.meta.dirname, '..', '..', 'config', 'default.yaml'), {
-    VAULTSTREAM_DATA_DIR: join(dir, 'data'),
-    API_PORT: '0',
-    VAULTSTREAM__sql__http__port: '0',
-    VAULTSTREAM__devnet__enabled: 'false',
-    VAULTSTREAM__api__pipelineNice: String(nice),
-  });
   return runRoles(cfg, roles, silentLogger);
 }
 

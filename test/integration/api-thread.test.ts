@@ -8,14 +8,12 @@
  * The service runs in this process (runRoles with the streams and API roles, chDB in a temporary
  * data directory). Requests come from a client on a thread of its own: this one is the one held.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRoles } from '../../cli/roles.ts';
-import { loadConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
+import { embeddedConfig } from '../support/embedded-config.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -45,15 +43,8 @@ const BLOCK_MS = 500;
 
 /** Requests in flight while this thread was held for BLOCK_MS: their latencies (ms). */
 async function latenciesWhileBlocked(thread: 'worker' | 'main'): Promise<number[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'vs-api-thread-'));
+  const { cfg, dir } = embeddedConfig('vs-api-thread-', { VAULTSTREAM__api__thread: thread });
   dirs.push(dir);
-  const cfg = loadConfig(join(import.meta.dirname, '..', '..', 'config', 'default.yaml'), {
-    VAULTSTREAM_DATA_DIR: join(dir, 'data'),
-    API_PORT: '0',
-    VAULTSTREAM__sql__http__port: '0',
-    VAULTSTREAM__devnet__enabled: 'false',
-    VAULTSTREAM__api__thread: thread,
-  });
   const running = await runRoles(cfg, ['streams', 'api'], silentLogger);
   try {
     const addr = running.server?.address();
