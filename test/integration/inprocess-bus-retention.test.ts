@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InProcessBus } from '../../bus/inprocess.ts';
+import { readStart } from '../../bus/inprocess-retention.ts';
 import { partitionFor } from '../../bus/partition.ts';
 import type { Batch, BusMessage } from '../../bus/types.ts';
 
@@ -84,6 +85,11 @@ describe('in-process bus retention', () => {
       handler: async () => {},
     });
     await vi.waitFor(() => expect(allocated(log)).toBeLessThanOrEqual(full - 2 * MiB), { timeout: 10_000 });
+    // A round that ran while "fast" was still reading made its commit then the start (the slowest
+    // commit at that moment); the rounds after it raise the start to "slow"'s commit.
+    await vi.waitFor(async () => expect((await readStart(dir))[`t/${P}`]).toBe(String(slowAt)), {
+      timeout: 10_000,
+    });
     await idle.stop();
     expect(statSync(log).size).toBe(size);
     expect(size - allocated(log)).toBeLessThanOrEqual(Number(slowAt));
