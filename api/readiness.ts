@@ -2,7 +2,8 @@
  * `/readyz`: ready only when the migrations ran, every followed EVM chain is live
  * (none starting, backfilling, failing or stopped) and every chain's STORED
  * watermark (`chain_watermarks`, the source `/status` reads) is within
- * `api.readiness.maxLagSeconds` of the chain's head. Otherwise the report lists why,
+ * `api.readiness.maxLagSeconds` of the chain's head, and, after a backfill of this
+ * process, once the metrics tables have settled it. Otherwise the report lists why,
  * per chain.
  *
  * Lag: with the ingester in this process, how long ago the ingester had published the
@@ -58,6 +59,12 @@ export interface ReadinessOptions {
   progress?: () => ChainPhase[];
   /** False until this process applied the migrations (when it applies them). */
   migrated?: () => boolean;
+  /**
+   * False while the metrics tables lag a backfill of this process (views/settle.ts
+   * `Settler.caughtUp`): the settles are held while it runs, and until the first one after it the
+   * vault endpoints would answer from a history without the backfilled days.
+   */
+  settled?: () => boolean;
   clock?: () => number;
   /** Store reads at most this often (default 1000 ms). */
   minIntervalMs?: number;
@@ -134,6 +141,8 @@ export class Readiness {
     if (this.opts.migrated && !this.opts.migrated())
       reasons.push('migrations: not applied yet by this process');
     if (missing.length) reasons.push(`migrations: not applied: ${missing.join(', ')}`);
+    if (this.opts.settled && !this.opts.settled())
+      reasons.push('metrics: the backfilled history is not settled into the metrics tables yet');
 
     const progress = this.opts.progress?.();
     const ids = new Set([...this.opts.chainIds(), ...(progress ?? []).map((p) => p.chainId)]);

@@ -145,8 +145,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   }
   if (store && roles.includes('streams')) {
     const { StreamProcessor } = await import('../streams/processor.ts');
-    running.processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
-    await running.processor.start();
+    const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
+    running.processor = processor;
+    await processor.start();
     const { Settler } = await import('../views/settle.ts');
     const chains = evmProgress;
     running.settler = new Settler(store, {
@@ -154,6 +155,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       log,
       // Settles at most every 30 s while an EVM chain of this process backfills (views/settle.ts).
       backfilling: chains && (() => chains().some((c) => c.phase === 'starting' || c.phase === 'backfill')),
+      drained: () => processor.drained(),
     });
     running.settler.start();
   }
@@ -179,6 +181,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       store,
       maxLagSeconds: cfg.api.readiness.maxLagSeconds,
       migrated: () => ready,
+      settled: settler && (() => settler.caughtUp),
       progress: evmProgress,
       // Without an ingester here: the chains configured with an RPC (else every stored chain).
       chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),

@@ -257,6 +257,11 @@ export class Settler {
   private stopped = false;
   /** When the loop last settled (performance.now()). */
   private settledAt = Number.NEGATIVE_INFINITY;
+  /** Loop ticks that saw a backfill, and how many of them a settle begun after them has covered. */
+  private backfillTicks = 0;
+  private coveredTicks = 0;
+  /** Once a backfill ended: the wait for the consumers to store what it published. */
+  private stored: { ticks: number; done: boolean } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -264,6 +269,11 @@ export class Settler {
       intervalMs: number;
       log?: Logger;
       backfilling?: () => boolean;
+      /**
+       * Resolves once the consumers stored everything published when it was called
+       * (streams/processor.ts `drained`): a settle covers a backfill only if it begins after that.
+       */
+      drained?: () => Promise<void>;
       /** Tests: instead of `BACKFILL_SETTLE_MS`. */
       backfillIntervalMs?: number;
     },
@@ -289,18 +299,50 @@ export class Settler {
     return this.running;
   }
 
+  /**
+   * False from a loop tick that sees a backfill until a settle has finished that began once the
+   * backfill had ended and the consumers had stored what it published: till then the metrics
+   * tables lack backfilled days (the settles were held, or ran on a store still behind), so
+   * `/readyz` waits for it (api/readiness.ts). True when no backfill was seen.
+   */
+  get caughtUp(): boolean {
+    return this.coveredTicks === this.backfillTicks;
+  }
+
   start(): void {
     // A backfill starting with the process holds the first settle too.
     if (this.opts.backfilling) this.settledAt = performance.now();
     const loop = async () => {
       if (this.stopped) return;
+      const backfilling = this.opts.backfilling?.() === true;
+      if (backfilling) {
+        this.backfillTicks++;
+        this.stored = undefined;
+      } else if (!this.caughtUp && this.stored?.ticks !== this.backfillTicks) {
+        const wait = { ticks: this.backfillTicks, done: false };
+        this.stored = wait;
+        (this.opts.drained?.() ?? Promise.resolve()).then(
+          () => {
+            wait.done = true;
+          },
+          (err) => {
+            // Asked again at the next tick.
+            if (this.stored === wait) this.stored = undefined;
+            this.opts.log?.warn({ err: String(err) }, 'waiting for the consumers after a backfill failed');
+          },
+        );
+      }
       const held =
-        this.opts.backfilling?.() === true &&
+        backfilling &&
         performance.now() - this.settledAt < (this.opts.backfillIntervalMs ?? BACKFILL_SETTLE_MS);
       if (!held) {
         this.settledAt = performance.now();
+        // A settle begun while backfilling, or before the consumers stored the backfill, covers
+        // nothing new.
+        const covers = this.stored?.done ? this.stored.ticks : this.coveredTicks;
         try {
           await this.settleNow();
+          this.coveredTicks = covers;
         } catch (err) {
           this.opts.log?.warn({ err: String(err) }, 'metrics settle failed; retried next interval');
         }

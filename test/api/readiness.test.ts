@@ -39,6 +39,7 @@ function lines(): string[] {
 let now = T * 1000;
 let progress: ChainPhase[] | undefined;
 let migrated = true;
+let settled = true;
 let queries = 0;
 
 /** The harness's real store, counting the queries the readiness check sends. */
@@ -69,6 +70,7 @@ beforeAll(async () => {
         chainIds: () => [],
         progress: () => progress ?? [],
         migrated: () => migrated,
+        settled: () => settled,
         clock: () => now,
       });
       const apiOnly = new Readiness({
@@ -148,6 +150,19 @@ describe('/readyz with the ingester in the process', () => {
     migrated = true;
     expect(r.status).toBe(503);
     expect(r.body.migrations.ok).toBe(false);
+    expect((await readyz(api)).status).toBe(200);
+  });
+
+  it('503 while the metrics tables lag a backfill of the process, with every chain live', async () => {
+    progress = [live(98866, STORED[98866]), live(1, STORED[1])];
+    settled = false;
+    const r = await readyz(api);
+    settled = true;
+    expect(r.status).toBe(503);
+    expect(r.body.reasons).toEqual([
+      'metrics: the backfilled history is not settled into the metrics tables yet',
+    ]);
+    expect(r.body.chains.every((c: any) => c.ready)).toBe(true);
     expect((await readyz(api)).status).toBe(200);
   });
 

@@ -24,6 +24,30 @@ describe('/readyz through 2 minutes of live devnet activity', () => {
   it('answers 200 to every probe, and /status shows every chain live', { timeout: 400_000 }, async () => {
     // Default live settings (tick every 3 s, the reorg at tick 5); a short history to start fast.
     const svc = await startService(join(dir, 'data'), { backfillDays: '1', vaults: '2' });
+    // Ready means the backfilled history is served as settled: every finished day answers at
+    // ready what it answers once the settles ran on everything stored. Before, /readyz was 200
+    // before the first settle after the backfill, and those days answered a TVL of 0 and no APY.
+    const vaults: string[] = (await getJson(svc, '/v1/vaults')).data.map((v: any) => v.slug);
+    const finished = async () => {
+      const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+      const out: Record<string, unknown> = {};
+      for (const slug of vaults) {
+        const perf = (await getJson(svc, `/v1/vaults/${slug}/performance-history`)).data.history;
+        const holders = (await getJson(svc, `/v1/vaults/${slug}/holders-history`)).data.history;
+        out[slug] = {
+          perf: perf.filter((d: any) => d.day < today),
+          holders: holders.filter((d: any) => d.day < today),
+        };
+      }
+      return out;
+    };
+    const atReady = await finished();
+    expect(
+      Object.values(atReady).some((v: any) => v.perf.length > 0),
+      'finished days',
+    ).toBe(true);
+    await sleep(8_000);
+    expect(atReady).toEqual(await finished());
     const flaps: string[] = [];
     const phases: string[] = [];
     const firstHead = new Map<number, number>();

@@ -1,7 +1,9 @@
 /**
  * The settle loop (views/settle.ts Settler) while an ingester of the process backfills: it does
  * not settle (not even at its start) until the backfill is over or its longest hold passed, then
- * settles at its interval again. On the embedded engine, with a vault whose rates are to settle.
+ * settles at its interval again; it counts as caught up (`/readyz` waits for it) once a settle
+ * began after the backfill ended and the consumers stored it. On the embedded engine, with a vault
+ * whose rates are to settle.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,15 +48,29 @@ afterAll(async () => {
 describe('the settle loop during a backfill', () => {
   it('holds its settles while backfilling, then settles', async () => {
     let backfilling = true;
-    const settler = new Settler(store, { intervalMs: 20, backfilling: () => backfilling });
+    let stored!: () => void;
+    let drainedCalls = 0;
+    const drained = () => {
+      drainedCalls++;
+      return new Promise<void>((r) => (stored = r));
+    };
+    const settler = new Settler(store, { intervalMs: 20, backfilling: () => backfilling, drained });
     settler.start();
     try {
       await new Promise((r) => setTimeout(r, 600));
       expect(settler.version).toBe(0);
       expect(await settledRows()).toBe(0);
+      expect(settler.caughtUp, 'caught up while the backfill runs').toBe(false);
       backfilling = false;
       await vi.waitFor(() => expect(settler.version).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
       expect(await settledRows()).toBeGreaterThan(0);
+      // Settles run at the interval again, but none covers the backfill while the consumers
+      // have not stored what it published.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settler.caughtUp, 'caught up before the consumers stored the backfill').toBe(false);
+      expect(drainedCalls).toBe(1);
+      stored();
+      await vi.waitFor(() => expect(settler.caughtUp).toBe(true), { timeout: 20_000, interval: 5 });
     } finally {
       await settler.stop();
     }
@@ -68,8 +84,22 @@ describe('the settle loop during a backfill', () => {
     try {
       await vi.waitFor(() => expect(settler.version).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
       expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+      // A settle begun during the backfill does not cover it: the backfill goes on after it.
+      expect(settler.caughtUp).toBe(false);
     } finally {
       await settler.stop();
     }
+  }, 60_000);
+
+  it('is caught up from the start when no backfill was seen', async () => {
+    const settler = new Settler(store, {
+      intervalMs: 20,
+      backfilling: () => false,
+      drained: () => Promise.reject(new Error('not asked without a backfill')),
+    });
+    expect(settler.caughtUp).toBe(true);
+    settler.start();
+    await settler.stop();
+    expect(settler.caughtUp).toBe(true);
   }, 60_000);
 });
