@@ -2,7 +2,7 @@
  * Prometheus metrics of the process (one registry per thread, exposed by the API's /metrics).
  * On the API's own thread (api/thread/worker.ts) the registry holds the API's metrics and that
  * thread's event-loop delay and GC pauses, labelled `thread="api"`; the process-wide defaults
- * (CPU, memory, handles) are the main thread's, and /metrics serves both registries' text.
+ * (CPU, memory, handles) are the main thread's, and /metrics serves both registries as one.
  */
 import { workerData } from 'node:worker_threads';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';

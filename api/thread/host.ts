@@ -91,7 +91,7 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     ...storeMethods(opts.store),
     readiness: () => opts.readiness.check(),
     status: () => opts.status(),
-    metrics: () => registry.metrics(),
+    metrics: () => registry.getMetricsAsJSON(),
     'mintFlow.lookup': ([signature]) =>
       opts.mintFlow ? opts.mintFlow.lookup(signature as string) : Promise.resolve('not_flow'),
   });

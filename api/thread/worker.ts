@@ -8,6 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { workerData } from 'node:worker_threads';
+import { AggregatorRegistry, type Registry } from 'prom-client';
 import { registry } from '../../core/metrics.ts';
 import { threadId } from '../../core/priority.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
@@ -15,7 +16,6 @@ import type { ReadinessReport } from '../readiness.ts';
 import { closeServer, createApp, listen } from '../server.ts';
 import type { ApiThreadData } from './host.ts';
 import { threadLogger } from './log.ts';
-import { mergeExpositions } from './metrics-text.ts';
 import { Peer } from './rpc.ts';
 import { storeProxy } from './store-proxy.ts';
 
@@ -44,7 +44,13 @@ const app = createApp({
   readiness: { check: () => peer.call<ReadinessReport>('readiness') },
   mintFlow: data.mintFlow ? { lookup: (signature) => peer.call('mintFlow.lookup', [signature]) } : undefined,
   status: () => peer.call<StatusBody>('status'),
-  metrics: async () => mergeExpositions([await peer.call<string>('metrics'), await registry.metrics()]),
+  // Both threads' registries as one exposition: a family both hold (the loop histograms) once,
+  // the series of each under it (their labels differ: thread="api").
+  metrics: async () =>
+    AggregatorRegistry.aggregate([
+      await peer.call<Awaited<ReturnType<Registry['getMetricsAsJSON']>>>('metrics'),
+      await registry.getMetricsAsJSON(),
+    ]).metrics(),
 });
 // Its kernel thread id: the one thread the host leaves at the process's priority (api.pipelineNice).
 peer.notify('loaded', threadId());

@@ -82,6 +82,10 @@ describe('vaultstream start (embedded)', () => {
     );
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/vaultstream_rows_inserted_total\{table="registry_raw"\} 3/);
+    // The API's thread and the main thread both time their event loops: one family, both series.
+    expect(metrics.match(/^# TYPE vaultstream_event_loop_delay_seconds /gm)).toHaveLength(1);
+    expect(metrics).toMatch(/^vaultstream_event_loop_delay_seconds_count \d+$/m);
+    expect(metrics).toMatch(/^vaultstream_event_loop_delay_seconds_count\{thread="api"\} \d+$/m);
     const doc = await (await fetch(`${url}/v1/openapi.json`)).json();
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(Object.keys(doc.paths)).toContain('/vaults/{slug}/performance-history');

@@ -1,13 +1,10 @@
 /**
- * The port protocol between the main thread and the API's thread (api/thread/rpc.ts) and the
- * merged /metrics text (api/thread/metrics-text.ts), over a real MessageChannel: results and
- * bytes cross, errors come back with the fields the API's and the CLI's error mapping read, a
- * cancelled call aborts the other side's handler, and two registries' texts are one exposition.
+ * The port protocol between the main thread and the API's thread (api/thread/rpc.ts), over a
+ * real MessageChannel: results and bytes cross, errors come back with the fields the API's and
+ * the CLI's error mapping read, and a cancelled call aborts the other side's handler.
  */
 import { MessageChannel } from 'node:worker_threads';
-import { Histogram, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mergeExpositions } from '../../api/thread/metrics-text.ts';
 import { asBuffer, Peer } from '../../api/thread/rpc.ts';
 import { isRetryable, VaultstreamError } from '../../core/errors.ts';
 
@@ -79,28 +76,5 @@ describe('API thread port protocol', () => {
     ac.abort();
     await seen;
     await expect(call).rejects.toThrow('cancelled');
-  });
-});
-
-describe('merged /metrics text', () => {
-  it('one HELP and TYPE per family, the series of both registries under it', async () => {
-    const regs = ['main', 'api'].map((thread) => {
-      const r = new Registry();
-      const h = new Histogram({
-        name: 'loop_seconds',
-        help: 'loop',
-        labelNames: thread === 'api' ? ['thread'] : [],
-        buckets: [1],
-        registers: [r],
-      });
-      if (thread === 'api') h.observe({ thread }, 0.5);
-      else h.observe(0.5);
-      return r;
-    });
-    const text = mergeExpositions([await regs[0].metrics(), await regs[1].metrics()]);
-    expect(text.match(/^# HELP loop_seconds /gm)).toHaveLength(1);
-    expect(text.match(/^# TYPE loop_seconds histogram$/gm)).toHaveLength(1);
-    expect(text).toMatch(/^loop_seconds_count 1$/m);
-    expect(text).toMatch(/^loop_seconds_count\{thread="api"\} 1$/m);
   });
 });
