@@ -2,24 +2,19 @@
  * Follows one EVM chain: block ranges from the checkpoint up to `confirmations` blocks below
  * the head, each as logs + the headers it needs (`range-headers.ts`) -> decoded events ->
  * records, published, then checkpointed (`<dataDir>/ingest/evm-<chainId>.json`, replaced
- * atomically). The ingested blocks whose headers were read within `reorgWindow` of the newest
- * stay in the checkpoint's `tip` with their hashes and the records published for them (every
- * block of the window below the head is read; deeper, only the blocks the range needed). A
- * range whose first parent hash is not the tip's last hash, or a tip block no longer canonical,
- * is a reorg: the tip's hashes are compared with the chain's canonical ones to find the true
- * common ancestor (the newest tip block still canonical), every record and header published
- * above it is published again with `removed: true` (newest first), and ingestion resumes at the
- * ancestor + 1, reading the canonical branch. A reorg below the whole window cannot be
- * retracted exactly: the follower stops (`ChainStopped`) rather than leave wrong balances. The
- * chain's genesis hash is kept too: a checkpoint never resumes on another chain. A crash
- * between publishing and checkpointing re-publishes the same records on restart (identical
- * events, which the consumers drop); nothing is skipped. Within the window, a range's checkpoint
- * is written while it is published and replaces the old one once that is durable (`saveAfter`).
- * Deeper, a range's publish goes on while the next range is processed (`inflight`): the next
- * publish waits for it, the checkpoint is written once it is durable, and when it fails the state
- * goes back to what was published (the range is read again).
- * The reorg window and its retraction are in `reorg.ts`, the range reads (and the read-ahead
- * while backfilling) in `read-ahead.ts`.
+ * atomically). The blocks whose headers were read within `reorgWindow` of the newest stay in
+ * the checkpoint's `tip` with their hashes and the records published for them. A range whose
+ * first parent hash is not the tip's last hash, or a tip block no longer canonical, is a reorg:
+ * above the common ancestor (the newest tip block still canonical) every record and header is
+ * published again with `removed: true` (newest first), and ingestion resumes at the ancestor + 1.
+ * A reorg below the whole window cannot be retracted exactly: the follower stops
+ * (`ChainStopped`). The genesis hash is kept too: a checkpoint never resumes on another chain.
+ * A crash between publishing and checkpointing re-publishes the same records on restart
+ * (identical events, which the consumers drop); nothing is skipped. Within the window, a
+ * range's checkpoint is written while it is published and replaces the old one once that is
+ * durable (`saveAfter`). Deeper, a range's publish goes on while the next range is processed
+ * (`inflight`); if it fails the state goes back to what was published. The reorg window and its
+ * retraction are in `reorg.ts`, the range reads (and read-ahead) in `read-ahead.ts`.
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -112,12 +107,14 @@ export class ChainFollower {
     // A checkpoint from before startBlock was kept started at the configured block.
     this.state.startBlock ??= saved ? (configured ?? 0) : configured;
     this.resumedAt = this.state.next;
+    this.durableNext = this.state.next;
   }
 
-  /** The next block to ingest. */
+  /** The next block to ingest as the bus has it (`state.next` moves on as a range's publish starts). */
   get next(): number {
-    return this.state.next;
+    return Math.min(this.state.next, this.durableNext);
   }
+  private durableNext: number;
 
   /** The block this process started ingesting at (the first block `startBlock: auto` found, on a first start). */
   resumedAt: number;
@@ -128,6 +125,7 @@ export class ChainFollower {
     const { start, deployments } = await autoStartBlock(reader, contracts.addresses, this.chainHead);
     this.state.startBlock = start;
     this.state.next = start;
+    this.durableNext = start;
     this.resumedAt = start;
     await this.deps.checkpoint.saveAsync(this.state);
     log.info(
@@ -278,12 +276,14 @@ export class ChainFollower {
         throw e;
       });
       await saved;
+      this.durableNext = to + 1;
     } else {
       const snapshot = this.checkpointDue(to) ? copyState(this.state) : undefined;
       const done = publishing.then(
         () => {
           // The checkpoint of this range, only once it is durable (and queued before any later write).
           if (snapshot) this.saveDeep(snapshot);
+          this.durableNext = to + 1;
           return {};
         },
         (error: unknown) => ({ error }),
@@ -375,8 +375,7 @@ export class ChainFollower {
       this.chainHead,
       this.state.startBlock ?? 0,
     );
-    // The chain moved between two reads but every kept block is still canonical: read on.
-    if (keep === this.state.tip.length) return 0;
+    if (keep === this.state.tip.length) return 0; // the chain moved, but every kept block is canonical
     this.ranges.drop();
     return retractOrphans(this.state, keep, this.deps);
   }

@@ -172,11 +172,11 @@ describe('EVM follower, a deep range published while the next is processed', () 
     }
   }, 60_000);
 
-  it("writes the last range's checkpoint while its publish is in flight, and replaces the checkpoint after it", async () => {
+  it("writes the last range's checkpoint while its publish is in flight, and replaces the checkpoint and moves its progress after it", async () => {
     const chain = await startSparseChain({ blocks: 20_000, events: 200, maxLogs: 100 });
     try {
       const { bus, real, checkpoint, follow } = await followerOf(chain, 'c');
-      const during: { tmp?: number; checkpoint?: number }[] = [];
+      const during: { tmp?: number; checkpoint?: number; next?: number }[] = [];
       const publish: PublishEmitted = (items) => real(items);
       publish.prepare = async (items) => {
         const send = await (real.prepare as NonNullable<PublishEmitted['prepare']>)(items);
@@ -189,7 +189,7 @@ describe('EVM follower, a deep range published while the next is processed', () 
             try {
               tmp = JSON.parse(readFileSync(`${checkpoint.path}.tmp`, 'utf8')).next;
             } catch {}
-            during.push({ tmp, checkpoint: checkpoint.load()?.next });
+            during.push({ tmp, checkpoint: checkpoint.load()?.next, next: follower.next });
           }
           await send();
         };
@@ -199,7 +199,10 @@ describe('EVM follower, a deep range published while the next is processed', () 
       expect(during).toHaveLength(1);
       expect(during[0].tmp).toBe(chain.head + 1);
       expect(during[0].checkpoint).toBeLessThan(chain.head + 1);
+      // Its progress says the range is ingested only once the bus has it.
+      expect(during[0].next).toBeLessThan(chain.head + 1);
       expect(checkpoint.load()?.next).toBe(chain.head + 1);
+      expect(follower.next).toBe(chain.head + 1);
       await bus.close();
     } finally {
       await chain.stop();
