@@ -5,7 +5,7 @@
  *
  * Record layout: u32 length of the rest | u32 crc32 of the rest | u16 key length | key | value.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { VaultstreamError } from '../core/errors.ts';
 import { partitionFor } from './partition.ts';
@@ -127,6 +127,10 @@ export class PartitionReader {
   /** Opens the file; false when it does not exist yet. */
   private open(): boolean {
     if (this.fd !== undefined) return true;
+    // Asked at every poll of every partition, most of whose logs never exist: a failed open is a
+    // thrown error (5-6 us against under 1 us), 8-22 ms of the main thread while an ingester
+    // backfilled the sparse chain (bench/sparse-backfill.ts).
+    if (!existsSync(this.path)) return false;
     try {
       this.fd = openSync(this.path, 'r');
       return true;
