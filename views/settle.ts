@@ -328,7 +328,9 @@ export class Settler {
           (err) => {
             // Asked again at the next tick.
             if (this.stored === wait) this.stored = undefined;
-            this.opts.log?.warn({ err: String(err) }, 'waiting for the consumers after a backfill failed');
+            // A subscription stopping rejects the wait: that is the shutdown, not a failure.
+            if (!this.stopped)
+              this.opts.log?.warn({ err: String(err) }, 'waiting for the consumers after a backfill failed');
           },
         );
       }
