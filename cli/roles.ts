@@ -237,8 +237,9 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     progress?.stop();
     await stopApi();
     for (const stopIngester of stoppers) await stopIngester();
-    await running.processor?.stop();
+    // The settle loop first: it may be waiting for the consumers, whose wait a stop rejects.
     await running.settler?.stop();
+    await running.processor?.stop();
     await bus.close();
     await store?.close();
     await devnet?.stop();
