@@ -28,8 +28,9 @@ describe('/readyz through 2 minutes of live devnet activity', () => {
     // ready what it answers once the settles ran on everything stored. Before, /readyz was 200
     // before the first settle after the backfill, and those days answered a TVL of 0 and no APY.
     const vaults: string[] = (await getJson(svc, '/v1/vaults')).data.map((v: any) => v.slug);
+    // The same days both times, should a UTC midnight pass in between.
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400;
     const finished = async () => {
-      const today = Math.floor(Date.now() / 86_400_000) * 86_400;
       const out: Record<string, unknown> = {};
       for (const slug of vaults) {
         const perf = (await getJson(svc, `/v1/vaults/${slug}/performance-history`)).data.history;
@@ -45,6 +46,10 @@ describe('/readyz through 2 minutes of live devnet activity', () => {
     expect(
       Object.values(atReady).some((v: any) => v.perf.length > 0),
       'finished days',
+    ).toBe(true);
+    expect(
+      Object.values(atReady).some((v: any) => v.holders.length > 0),
+      'finished holder-count days',
     ).toBe(true);
     await sleep(8_000);
     expect(atReady).toEqual(await finished());
