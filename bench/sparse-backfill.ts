@@ -100,14 +100,6 @@ async function logsAlone(chain: SparseChain, ranges: [number, number][]): Promis
 }
 
 /**
- * Reads every log of a throwaway chain of `blocks` blocks (each answer as wide as the chain's
- * cap on logs allows) and a batch of headers: the chain server's code (log generation, JSON) is
- * compiled by V8 before the first run. Otherwise the first run's ingest was served by a cold
- * server (its 1.3 MB answer took 37-56 ms, as much as the warm 2.6 MB ones) while the baseline,
- * read after it, had a warm one: logs alone from a fresh process took 143 ms cold against 77-97
- * ms warm. A provider's servers are warm.
- */
-/**
  * The median of three reads of the ingester's ranges: one read takes 0.1-0.2 s, and on a shared
  * machine single reads minutes apart went from 0.099 to 0.211 s (the ratio's denominator).
  */
@@ -119,6 +111,14 @@ async function medianLogsAlone(chain: SparseChain): Promise<number> {
   return times.sort((a, b) => a - b)[1];
 }
 
+/**
+ * Reads every log of a throwaway chain of `blocks` blocks (each answer as wide as the chain's
+ * cap on logs allows) and a batch of headers: the chain server's code (log generation, JSON) is
+ * compiled by V8 before the first run. Otherwise the first run's ingest was served by a cold
+ * server (its 1.3 MB answer took 37-56 ms, as much as the warm 2.6 MB ones) while the baseline,
+ * read after it, had a warm one: logs alone from a fresh process took 143 ms cold against 77-97
+ * ms warm. A provider's servers are warm.
+ */
 async function warmChainServer(blocks: number): Promise<void> {
   const chain = await startSparseChain({ blocks, events, maxLogs: Number(values['max-logs']) });
   const post = async (body: unknown) =>
