@@ -5,7 +5,7 @@
  * to a few hundred holders) at blocks spread over the chain by a seeded generator. It answers
  * the methods the ingester calls (eth_blockNumber, eth_chainId, eth_getBlockByNumber, eth_getLogs,
  * eth_getCode, eth_call with Multicall3's aggregate3, batches of them) and counts the calls by
- * method (a batch counts each item). Like Alchemy, an eth_getLogs answer holds at most `maxLogs`
+ * method (a batch counts each item) and the HTTP requests (by the methods each holds). Like Alchemy, an eth_getLogs answer holds at most `maxLogs`
  * logs: a range holding more is refused with the provider's wording and the range that would
  * work ("this block range should work: [0x.., 0x..]"); `maxSpan` refuses wide ranges the same way.
  * Its logs carry `blockTimestamp` as recent geth, reth and anvil's do, or not (`logTimestamps:
@@ -53,6 +53,8 @@ export interface SparseChain {
   counts: Map<string, number>;
   /** HTTP requests answered (a batch is one). */
   requests: number;
+  /** HTTP requests answered, by method (a batch counts once for each method it holds). */
+  requestsByMethod: Map<string, number>;
   /** Each eth_getLogs range answered (not refused), in order. */
   logRanges: [number, number][];
   /** performance.now() of the first request, or 0. */
@@ -119,6 +121,7 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
     eventBlocks,
     counts: new Map(),
     requests: 0,
+    requestsByMethod: new Map(),
     logRanges: [],
     firstRequestAt: 0,
     timeOf,
@@ -225,6 +228,8 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
       chain.requests++;
       chain.firstRequestAt ||= performance.now();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      for (const m of new Set<string>((Array.isArray(body) ? body : [body]).map((r) => r.method)))
+        chain.requestsByMethod.set(m, (chain.requestsByMethod.get(m) ?? 0) + 1);
       const one = (r: { id?: unknown; method: string; params?: unknown[] }) => ({
         jsonrpc: '2.0',
         id: r.id ?? null,

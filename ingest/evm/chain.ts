@@ -227,32 +227,70 @@ export class ChainReader {
   async read(calls: readonly ReadCall[], block: number): Promise<(Hex | undefined)[]> {
     if (!calls.length) return [];
     if (this.multicallKnown !== false) {
-      const data =
-        this.lastRead?.calls === calls
-          ? this.lastRead.data
-          : encodeFunctionData({
-              abi: multicall3Abi,
-              functionName: 'aggregate3',
-              args: [calls.map((c) => ({ target: c.target, allowFailure: true, callData: c.data }))],
-            });
-      if (Object.isFrozen(calls)) this.lastRead = { calls, data };
       const answer = await this.opts.rpc.call<Hex>('eth_call', [
-        { to: this.opts.multicall3, data },
+        { to: this.opts.multicall3, data: this.aggregate(calls) },
         hex(block),
       ]);
       if (answer !== '0x') {
         this.multicallKnown = true;
-        const results = decodeFunctionResult({
-          abi: multicall3Abi,
-          functionName: 'aggregate3',
-          data: answer,
-        });
-        return results.map((r) => (r.success && r.returnData !== '0x' ? r.returnData : undefined));
+        return aggregateResults(answer);
       }
       // No code at the Multicall3 address on this chain (an empty answer): read one by one from now on.
       this.multicallKnown = false;
     }
     return this.readEach(calls, block);
+  }
+
+  /**
+   * The same reads at each of `blocks` (a snapshot at every day close of a range), one promise
+   * per block, as `read` answers it. Once Multicall3 is known to answer on the chain, they go as
+   * JSON-RPC batches (`headerBatchSize` to a batch): one round trip, and one of the chain's
+   * concurrent requests, for every day of a range rather than one each (on a backfill of 58 days
+   * under 50 ms round trips and 4 concurrent requests, the snapshots alone took 0.8 s one by one:
+   * bench/sparse-backfill.ts). Until Multicall3 has answered on the chain, the first block is
+   * read alone, and the rest once it has. A block whose batch failed, or answered no code, is
+   * read alone: its failure stays its own.
+   */
+  readAt(calls: readonly ReadCall[], blocks: readonly number[]): Promise<(Hex | undefined)[]>[] {
+    if (!calls.length || blocks.length < 2 || this.multicallKnown === false)
+      return blocks.map((b) => this.read(calls, b));
+    if (this.multicallKnown === undefined) {
+      const first = this.read(calls, blocks[0]);
+      const rest = first.then(
+        () => this.readAt(calls, blocks.slice(1)),
+        () => this.readAt(calls, blocks.slice(1)),
+      );
+      return [first, ...blocks.slice(1).map((_, k) => rest.then((r) => r[k]))];
+    }
+    const data = this.aggregate(calls);
+    const out: Promise<(Hex | undefined)[]>[] = [];
+    for (let start = 0; start < blocks.length; start += this.opts.headerBatchSize) {
+      const part = blocks.slice(start, start + this.opts.headerBatchSize);
+      const answers = this.opts.rpc.batch<Hex>(
+        part.map((b) => ({ method: 'eth_call', params: [{ to: this.opts.multicall3, data }, hex(b)] })),
+      );
+      part.forEach((b, k) => {
+        out.push(
+          answers.then(
+            (list) => (list[k] === '0x' ? this.read(calls, b) : aggregateResults(list[k])),
+            () => this.read(calls, b),
+          ),
+        );
+      });
+    }
+    return out;
+  }
+
+  /** The Multicall3 `aggregate3` calldata of `calls` (kept for a frozen array: a snapshot reads the same one each time). */
+  private aggregate(calls: readonly ReadCall[]): Hex {
+    if (this.lastRead?.calls === calls) return this.lastRead.data;
+    const data = encodeFunctionData({
+      abi: multicall3Abi,
+      functionName: 'aggregate3',
+      args: [calls.map((c) => ({ target: c.target, allowFailure: true, callData: c.data }))],
+    });
+    if (Object.isFrozen(calls)) this.lastRead = { calls, data };
+    return data;
   }
 
   private async readEach(calls: readonly ReadCall[], block: number): Promise<(Hex | undefined)[]> {
@@ -268,6 +306,12 @@ export class ChainReader {
     }
     return out;
   }
+}
+
+/** Each read's return data in an `aggregate3` answer (undefined where it reverted or found no code). */
+function aggregateResults(answer: Hex): (Hex | undefined)[] {
+  const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: answer });
+  return results.map((r) => (r.success && r.returnData !== '0x' ? r.returnData : undefined));
 }
 
 interface RawJsonLog {

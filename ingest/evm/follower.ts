@@ -214,8 +214,12 @@ export class ChainFollower {
           h.number === headers[k - 1].number + 1 &&
           h.parentHash !== headers[k - 1].hash,
       ) || logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
-    // The chain moved while the range was read: read it again rather than publish a mix of forks.
-    if (moved) return { blocks: 0, events: 0, retracted: 0 };
+    // The chain moved while the range was read: read it again (with fresh headers throughout)
+    // rather than publish a mix of forks.
+    if (moved) {
+      this.ranges.drop();
+      return { blocks: 0, events: 0, retracted: 0 };
+    }
     // Backfilling: the next range is read while this one is processed (checked like this one when taken).
     if (to < this.head) this.ranges.readAhead(to + 1, this.head);
     // The day closes' reads go on while the logs are decoded and mapped (if this round fails

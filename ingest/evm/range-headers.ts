@@ -33,7 +33,8 @@ export interface HeaderSource {
  * Blocks of `from..to` that the follower needs (see the module comment), oldest first: headers
  * read, and blocks known from their logs only. `windowFrom` is the oldest block of the reorg
  * window (every block from there on is read), `logs` the range's matched logs, `early` headers
- * already read (those outside `from..to` are ignored).
+ * already read (those outside `from..to` are ignored), `dayEnds` the headers of a search over a
+ * span holding this one (waited for only if a UTC day ends in the range).
  */
 export async function rangeHeaders(
   source: HeaderSource,
@@ -42,6 +43,7 @@ export async function rangeHeaders(
   windowFrom: number,
   logs: readonly RawLog[],
   early: readonly BlockHeader[] = [],
+  dayEnds?: Promise<readonly BlockHeader[]>,
 ): Promise<BlockStamp[]> {
   const known = new Map<number, BlockStamp>();
   for (const h of early) if (h.number >= from && h.number <= to) known.set(h.number, h);
@@ -62,6 +64,10 @@ export async function rangeHeaders(
   let pending: number[] = [];
   for (let day = Math.floor(first.timestamp / DAY) + 1; day * DAY <= last.timestamp; day++)
     pending.push(day * DAY);
+  // A search over a wider span (`dayEnds`: never rejects) found these days' ends already.
+  if (pending.length && dayEnds)
+    for (const h of await dayEnds)
+      if (h.number >= from && h.number <= to && !known.has(h.number)) known.set(h.number, h);
   for (let round = 0; pending.length; round++) {
     const sorted = [...known.values()].sort((a, b) => a.number - b.number);
     const probes: number[] = [];

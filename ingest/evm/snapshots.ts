@@ -41,9 +41,12 @@ export async function dayCloseSnapshots(
     if (prev && Math.floor(prev.timestamp / DAY) < Math.floor(h.timestamp / DAY)) closes.push(prev);
     prev = h;
   }
+  // Those not started yet, read together.
+  const fresh = closes.filter((c) => !started.has(c.number));
+  const reads = new Map(takeSnapshots(deps.reader, deps.contracts, fresh).map((r, k) => [fresh[k], r]));
   const taken = await Promise.all(
     closes.map((c) =>
-      (started.get(c.number) ?? takeSnapshot(deps.reader, deps.contracts, c)).catch((e: unknown) => {
+      (started.get(c.number) ?? (reads.get(c) as Promise<Emitted[]>)).catch((e: unknown) => {
         deps.onSnapshotError(e);
         return [];
       }),
@@ -108,19 +111,45 @@ function priceOf(y: YieldAssetConfig, data: Hex | undefined, chainId: number) {
 const planned = new WeakMap<ChainContracts, ReturnType<typeof planSnapshot>>();
 
 /** Reads and returns the snapshot records of every vault on the chain at `at`. */
-export async function takeSnapshot(
+export function takeSnapshot(
   reader: ChainReader,
   contracts: ChainContracts,
   at: BlockStamp,
 ): Promise<Emitted[]> {
-  const chainId = contracts.chain.chainId;
+  return takeSnapshots(reader, contracts, [at])[0];
+}
+
+/**
+ * The snapshot records of every vault on the chain at each of `at`, one promise per block: read
+ * together (`reader.readAt`: one round trip for the day closes of a range), failing one by one.
+ */
+export function takeSnapshots(
+  reader: ChainReader,
+  contracts: ChainContracts,
+  at: readonly BlockStamp[],
+): Promise<Emitted[]>[] {
   let plan = planned.get(contracts);
   if (!plan) {
     plan = planSnapshot(contracts);
     planned.set(contracts, plan);
   }
-  const { calls, plans } = plan;
-  const answers = await reader.read(calls, at.number);
+  const p = plan;
+  return reader
+    .readAt(
+      p.calls,
+      at.map((b) => b.number),
+    )
+    .map((answers, k) => answers.then((a) => snapshotRecords(contracts, p.plans, at[k], a)));
+}
+
+/** The records of a snapshot at `at` from its reads' answers (`plans`: where each vault's are). */
+function snapshotRecords(
+  contracts: ChainContracts,
+  plans: ReturnType<typeof planSnapshot>['plans'],
+  at: BlockStamp,
+  answers: (Hex | undefined)[],
+): Emitted[] {
+  const chainId = contracts.chain.chainId;
   const out: Emitted[] = [];
   for (const { v, assets, first, yields, yieldAt } of plans) {
     const snap = (record: Record<string, unknown>) =>

@@ -13,6 +13,7 @@ import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { RangeReader } from '../../ingest/evm/read-ahead.ts';
 import { sparseChainReader } from './evm-support.ts';
 
+const DAY = 86_400;
 let chain: SparseChain;
 beforeAll(async () => {
   chain = await startSparseChain({ blocks: 100_000, events: 1_000, maxLogs: 100 });
@@ -56,6 +57,50 @@ describe('the range read-ahead', () => {
     expect(chain.logRanges[4][0]).toBe(first.to + 1);
     expect(again.to).toBeGreaterThan(first.to);
     await ranges.settle();
+  }, 30_000);
+  it("searches a backfill's day ends once, and reads their snapshots in one batch", async () => {
+    // Six UTC days at four blocks a second.
+    const days = await startSparseChain({ blocks: 2_000_000, events: 500 });
+    try {
+      const { reader, ranges } = readers(days);
+      reader.sizer.size = 20_000;
+      const closes = new Set<number>();
+      let ranged = 0;
+      for (let from = 0; from <= days.head; ranged++) {
+        const range = await ranges.take(from, days.head);
+        for (const [n, read] of range.closes) {
+          closes.add(n);
+          await read;
+        }
+        from = range.to + 1;
+      }
+      await ranges.settle();
+      // The chain's own answer: the last block before each UTC midnight between its first and last block.
+      const truth: number[] = [];
+      for (let day = Math.floor(days.timeOf(0) / DAY) + 1; day * DAY <= days.timeOf(days.head); day++) {
+        let lo = 0;
+        let hi = days.head;
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (days.timeOf(mid) < day * DAY) lo = mid;
+          else hi = mid - 1;
+        }
+        truth.push(lo);
+      }
+      expect(truth.length).toBeGreaterThanOrEqual(5);
+      expect([...closes].sort((a, b) => a - b)).toEqual(truth);
+      // Each day's snapshot read once: one read alone (whether Multicall3 answers on the chain),
+      // then the rest in one batch.
+      expect(days.counts.get('eth_call')).toBe(truth.length);
+      expect(days.requestsByMethod.get('eth_call')).toBe(2);
+      // Each day's end searched once: the ranges' ends and the window, and a few headers a day.
+      const window = 64;
+      expect(days.counts.get('eth_getBlockByNumber')).toBeLessThanOrEqual(
+        2 * ranged + 2 + window + 4 * truth.length,
+      );
+    } finally {
+      await days.stop();
+    }
   }, 30_000);
   it('reads one range ahead when it is full (a dense chain)', async () => {
     const dense = await startSparseChain({
