@@ -1,9 +1,13 @@
 /**
  * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
- * [--max-logs 10000] [--latency-ms 0] [--timeout-s 600] [--without-log-timestamps 1]
- * [--pipeline-nice 0]` (tiny: 20,000 blocks, 200 events; `--pipeline-nice`: the CLI's
- * api.pipelineNice).
+ * [--max-logs 10000] [--latency-ms 0] [--provider-latency-ms 50] [--timeout-s 600]
+ * [--without-log-timestamps 1] [--pipeline-nice 0]` (tiny: 20,000 blocks, 200 events;
+ * `--pipeline-nice`: the CLI's api.pipelineNice).
+ * Every run is made twice: with answers at once on loopback (`--latency-ms`, where the CLI, the
+ * chain server and the baseline's reader share the machine's cores), and with each answer held
+ * `--provider-latency-ms` as a provider's round trip would (0: not run), where the ingester's
+ * serial round trips show.
  * Serves a deterministic sparse chain on loopback (devnet/sparse-chain.ts: `--events` share
  * Transfer mints spread over `--blocks` blocks four a second, eth_getLogs answers capped at
  * `--max-logs` logs with Alchemy's suggested range), spawns the real CLI on it
@@ -48,6 +52,7 @@ const { values, size, out } = benchArgs(
     'block-time-ms': '250',
     'max-logs': '10000',
     'latency-ms': '0',
+    'provider-latency-ms': '50',
     'timeout-s': '600',
     'without-log-timestamps': '1',
     'pipeline-nice': '0',
@@ -64,6 +69,8 @@ interface Run {
   blockTimeMs: number;
   /** Whether the chain's logs carried `blockTimestamp`. */
   logTimestamps: boolean;
+  /** Held before each answer, ms. */
+  latencyMs: number;
   events: number;
   eventBlocks: number;
   days: number;
@@ -165,6 +172,7 @@ async function warmChainServer(blocks: number): Promise<void> {
 }
 
 async function run(
+  latencyMs: number,
   blocks: number,
   logTimestamps = true,
   blockTimeMs = Number(values['block-time-ms']),
@@ -175,7 +183,7 @@ async function run(
     logTimestamps,
     blockTimeMs,
     maxLogs: Number(values['max-logs']),
-    latencyMs: Number(values['latency-ms']),
+    latencyMs,
   });
   const root = mkdtempSync(join(tmpdir(), 'vs-sparse-bench-'));
   let child: ChildProcess | undefined;
@@ -296,6 +304,7 @@ async function run(
       blocks,
       blockTimeMs,
       logTimestamps,
+      latencyMs,
       events,
       eventBlocks,
       days,
@@ -321,65 +330,79 @@ async function run(
 }
 
 await warmChainServer(Number(values.blocks));
-const base = await run(Number(values.blocks));
-console.error(JSON.stringify(base));
 const factor = Number(values.spread);
-// Ten times the blocks at the same pace: ten times the UTC days too, each a day close to find
-// and snapshot (the call budget counts days).
-const spread = await run(Number(values.blocks) * factor);
-console.error(JSON.stringify(spread));
-// Ten times the blocks over the same UTC days (ten times as fast: many blocks share a second):
-// what the blocks alone cost.
-const sameDays = await run(Number(values.blocks) * factor, true, Number(values['block-time-ms']) / factor);
-console.error(JSON.stringify(sameDays));
-const bare = values['without-log-timestamps'] === '0' ? undefined : await run(Number(values.blocks), false);
-if (bare) console.error(JSON.stringify(bare));
-const runs = bare ? [base, spread, sameDays, bare] : [base, spread, sameDays];
 const applies = size === 'full';
 const at = (text: string, bound: number): Target => ({ text, bound, better: 'lower' });
 const rows = [];
-for (const r of runs) {
-  const what = `sparse chain, ${r.blocks.toLocaleString('en')} blocks ${r.blockTimeMs} ms apart (${r.days} UTC days), ${r.events.toLocaleString('en')} events${r.logTimestamps ? '' : ', logs without blockTimestamp'}`;
-  rows.push(
-    row(`${what}: spawn to all stored`, r.endToEndSeconds, 's', undefined, true, {
-      callsByMethod: r.callsByMethod,
-    }),
-    row(
-      `${what}: RPC calls`,
-      r.calls,
-      'calls',
-      at(`≤ 1.5 × (event blocks + days + ranges) = ${r.callBudget}`, r.callBudget),
-      applies,
-    ),
-    row(
-      `${what}: ingest time over reading its logs alone (${r.logsAloneSeconds} s)`,
-      round(r.ingestSeconds / Math.max(0.001, r.logsAloneSeconds)),
-      '×',
-      at('≤ 2×', 2),
-      applies,
-    ),
-    row(`${what}: CPU time of the CLI`, r.cpuSeconds, 'CPU-s'),
-    row(`${what}: peak RSS of the CLI`, r.peakRssMb, 'MB'),
+const runs: Run[] = [];
+const latencies = [Number(values['latency-ms']), Number(values['provider-latency-ms'])].filter(
+  (l, k) => k === 0 || l > 0,
+);
+for (const latency of latencies) {
+  const served = latency ? `, answers ${latency} ms away` : '';
+  const base = await run(latency, Number(values.blocks));
+  console.error(JSON.stringify(base));
+  // Ten times the blocks at the same pace: ten times the UTC days too, each a day close to find
+  // and snapshot (the call budget counts days).
+  const spread = await run(latency, Number(values.blocks) * factor);
+  console.error(JSON.stringify(spread));
+  // Ten times the blocks over the same UTC days (ten times as fast: many blocks share a second):
+  // what the blocks alone cost.
+  const sameDays = await run(
+    latency,
+    Number(values.blocks) * factor,
+    true,
+    Number(values['block-time-ms']) / factor,
   );
+  console.error(JSON.stringify(sameDays));
+  const bare =
+    values['without-log-timestamps'] === '0' ? undefined : await run(latency, Number(values.blocks), false);
+  if (bare) console.error(JSON.stringify(bare));
+  const these = bare ? [base, spread, sameDays, bare] : [base, spread, sameDays];
+  runs.push(...these);
+  for (const r of these) {
+    const what = `sparse chain, ${r.blocks.toLocaleString('en')} blocks ${r.blockTimeMs} ms apart (${r.days} UTC days), ${r.events.toLocaleString('en')} events${r.logTimestamps ? '' : ', logs without blockTimestamp'}${served}`;
+    rows.push(
+      row(`${what}: spawn to all stored`, r.endToEndSeconds, 's', undefined, true, {
+        callsByMethod: r.callsByMethod,
+      }),
+      row(
+        `${what}: RPC calls`,
+        r.calls,
+        'calls',
+        at(`≤ 1.5 × (event blocks + days + ranges) = ${r.callBudget}`, r.callBudget),
+        applies,
+      ),
+      row(
+        `${what}: ingest time over reading its logs alone (${r.logsAloneSeconds} s)`,
+        round(r.ingestSeconds / Math.max(0.001, r.logsAloneSeconds)),
+        '×',
+        at('≤ 2×', 2),
+        applies,
+      ),
+      row(`${what}: CPU time of the CLI`, r.cpuSeconds, 'CPU-s'),
+      row(`${what}: peak RSS of the CLI`, r.peakRssMb, 'MB'),
+    );
+  }
+  for (const [r, how] of [
+    [spread, `${spread.days} UTC days against ${base.days}`],
+    [sameDays, 'the same UTC days'],
+  ] as const)
+    rows.push(
+      row(
+        `sparse chain, ${factor}× the blocks, ${how}${served}: RPC calls growth`,
+        round(r.calls / base.calls),
+        '×',
+        at('≤ 1.3×', 1.3),
+        applies,
+      ),
+      row(
+        `sparse chain, ${factor}× the blocks, ${how}${served}: ingest time growth`,
+        round(r.ingestSeconds / base.ingestSeconds),
+        '×',
+        at('≤ 1.3×', 1.3),
+        applies,
+      ),
+    );
 }
-for (const [r, how] of [
-  [spread, `${spread.days} UTC days against ${base.days}`],
-  [sameDays, 'the same UTC days'],
-] as const)
-  rows.push(
-    row(
-      `sparse chain, ${factor}× the blocks, ${how}: RPC calls growth`,
-      round(r.calls / base.calls),
-      '×',
-      at('≤ 1.3×', 1.3),
-      applies,
-    ),
-    row(
-      `sparse chain, ${factor}× the blocks, ${how}: ingest time growth`,
-      round(r.ingestSeconds / base.ingestSeconds),
-      '×',
-      at('≤ 1.3×', 1.3),
-      applies,
-    ),
-  );
 writeReport(out, { name: 'sparse-backfill', size, rows, runs });
