@@ -72,7 +72,7 @@ export const ingestSchema = z
      * between 0 and it), so many clients failing together do not retry in step. New.
      */
     jitter: z.number().min(0).max(1).default(0.5),
-    /** Block headers asked for in one JSON-RPC batch. */
+    /** Calls in one JSON-RPC batch: block headers, and the snapshot reads of a backfill's day closes. */
     headerBatchSize: z.number().int().min(1).max(1000).default(100),
     /** Log backfill progress at most this often. */
     progressLogIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
