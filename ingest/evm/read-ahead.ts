@@ -196,17 +196,17 @@ export class RangeReader {
   }
 
   /**
-   * Once a backfill starts (the head is more than two ranges away): the last block of every UTC
-   * day below the reorg window, found by one search over the whole span (range-headers.ts), and
-   * their snapshots, read while the logs are. Otherwise each range searched its own days once
-   * its ends were read, then read their snapshots: on a provider 50 ms away those round trips
-   * were added to the last range's logs, 0.2 s of a 0.73 s backfill of 6 days
-   * (bench/sparse-backfill.ts `--latency-ms`). A failed search leaves each range to search its
-   * own.
+   * Once a backfill starts (the head is more than two ranges away, past what an earlier search
+   * covered): the last block of every UTC day below the reorg window, found by one search over
+   * the whole span (range-headers.ts), and their snapshots, read while the logs are. Otherwise
+   * each range searched its own days once its ends were read, then read their snapshots: on a
+   * provider 50 ms away those round trips came after the last range's logs, 0.2 s of a 0.73 s
+   * backfill of 6 days (bench/sparse-backfill.ts, `--provider-latency-ms`). A failed search
+   * leaves each range to search its own.
    */
   private searchDays(from: number, head: number): void {
     const to = head - this.window;
-    if (this.daySearch || to - from < 2 * this.reader.sizer.size) return;
+    if ((this.daySearch && from <= this.daySearch.to) || to - from < 2 * this.reader.sizer.size) return;
     const search = {
       from,
       to,

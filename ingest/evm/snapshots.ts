@@ -134,12 +134,17 @@ export function takeSnapshots(
     planned.set(contracts, plan);
   }
   const p = plan;
-  return reader
-    .readAt(
+  let reads: Promise<(Hex | undefined)[]>[];
+  try {
+    reads = reader.readAt(
       p.calls,
       at.map((b) => b.number),
-    )
-    .map((answers, k) => answers.then((a) => snapshotRecords(contracts, p.plans, at[k], a)));
+    );
+  } catch (e) {
+    // A failure to even ask (the calls' encoding) fails each snapshot, as a failed read does.
+    reads = at.map(() => Promise.reject(e));
+  }
+  return reads.map((answers, k) => answers.then((a) => snapshotRecords(contracts, p.plans, at[k], a)));
 }
 
 /** The records of a snapshot at `at` from its reads' answers (`plans`: where each vault's are). */
