@@ -10,11 +10,11 @@
  * A reorg below the whole window cannot be retracted exactly: the follower stops
  * (`ChainStopped`). The genesis hash is kept too: a checkpoint never resumes on another chain.
  * A crash between publishing and checkpointing re-publishes the same records on restart
- * (identical events, which the consumers drop); nothing is skipped. Within the window, a
- * range's checkpoint is written while it is published and replaces the old one once that is
- * durable (`saveAfter`). Deeper, a range's publish goes on while the next range is processed
- * (`inflight`); if it fails the state goes back to what was published. The reorg window and its
- * retraction are in `reorg.ts`, the range reads (and read-ahead) in `read-ahead.ts`.
+ * (identical events, which the consumers drop); nothing is skipped. Within the window, a range's
+ * checkpoint is written while it is published and replaces the old one once that is durable
+ * (`saveAfter`). Deeper, a range's publish goes on while the next range is processed (`inflight`);
+ * if it fails the state goes back to what was published. The reorg window and its retraction
+ * are in `reorg.ts`, the range reads (and read-ahead) in `read-ahead.ts`.
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -27,6 +27,7 @@ import { depositFees } from './deposit-fees.ts';
 import { mapLogs } from './map.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
 import { decodeRange, readDecimals } from './range-decode.ts';
+import { movedDuringRead } from './range-headers.ts';
 import { RangeReader } from './read-ahead.ts';
 import {
   type ChainCheckpoint,
@@ -204,19 +205,8 @@ export class ChainFollower {
       await this.published();
       return { blocks: 0, events: 0, retracted: await this.unwind() };
     }
-    const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
-    // Consecutive headers read must chain (a block known from its logs has no parent hash to check).
-    const moved =
-      headers.some(
-        (h, k) =>
-          k > 0 &&
-          h.parentHash !== undefined &&
-          h.number === headers[k - 1].number + 1 &&
-          h.parentHash !== headers[k - 1].hash,
-      ) || logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash);
-    // The chain moved while the range was read: read it again (with fresh headers throughout)
-    // rather than publish a mix of forks.
-    if (moved) {
+    // The chain moved while the range was read: read it afresh rather than publish a mix of forks.
+    if (movedDuringRead(headers, logs)) {
       this.ranges.drop();
       return { blocks: 0, events: 0, retracted: 0 };
     }

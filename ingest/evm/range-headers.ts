@@ -85,6 +85,24 @@ export async function rangeHeaders(
 }
 
 /**
+ * Whether the chain moved while a range was read: two consecutive headers read do not chain (a
+ * block known from its logs has no parent hash to check), or a log's block hash is not its
+ * block's.
+ */
+export function movedDuringRead(headers: readonly BlockStamp[], logs: readonly RawLog[]): boolean {
+  const hashOf = new Map(headers.map((h) => [h.number, h.hash]));
+  return (
+    headers.some(
+      (h, k) =>
+        k > 0 &&
+        h.parentHash !== undefined &&
+        h.number === headers[k - 1].number + 1 &&
+        h.parentHash !== headers[k - 1].hash,
+    ) || logs.some((l) => hashOf.get(l.blockNumber) !== l.blockHash)
+  );
+}
+
+/**
  * The blocks whose every log carries the block's timestamp, all with the same block hash: their
  * hash and timestamp are known without a header read. A block with one log lacking them (or
  * hashes that differ: the chain moved during the answer) is read, and checked, as before.
