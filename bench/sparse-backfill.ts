@@ -36,12 +36,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { numberToHex } from 'viem';
-import { type SparseChain, sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
-import { topicsOf } from '../ingest/evm/decode.ts';
-import { MAPPED_EVENTS } from '../ingest/evm/map.ts';
+import { sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
 import { peakRssMb, sum, tree } from './proc-tree.ts';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
+import { medianLogsAlone, warmChainServer } from './sparse-reads.ts';
 
 const { values, size, out } = benchArgs(
   'sparse-backfill',
@@ -84,91 +82,6 @@ interface Run {
   logsAloneSeconds: number;
   cpuSeconds: number;
   peakRssMb: number;
-}
-
-/** Reads `ranges` one after the other as a bare client would: the least time the logs take. */
-async function logsAlone(chain: SparseChain, ranges: [number, number][]): Promise<number> {
-  const topics = [topicsOf(MAPPED_EVENTS)];
-  const started = performance.now();
-  for (const [from, to] of ranges) {
-    const res = await fetch(chain.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'eth_getLogs',
-        params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), address: [chain.token], topics }],
-      }),
-    });
-    JSON.parse(await res.text());
-  }
-  return (performance.now() - started) / 1000;
-}
-
-/**
- * The median of three reads of the ingester's ranges: one read takes 0.1-0.2 s, and on a shared
- * machine single reads minutes apart went from 0.099 to 0.211 s (the ratio's denominator).
- */
-async function medianLogsAlone(chain: SparseChain): Promise<number> {
-  // A copy: the chain records the ranges it answers, these too.
-  const ranges = [...chain.logRanges];
-  const times = [];
-  for (let k = 0; k < 3; k++) times.push(await logsAlone(chain, ranges));
-  return times.sort((a, b) => a - b)[1];
-}
-
-/**
- * Reads every log of a throwaway chain of `blocks` blocks (each answer as wide as the chain's
- * cap on logs allows) and a batch of headers: the chain server's code (log generation, JSON) is
- * compiled by V8 before the first run. Otherwise the first run's ingest was served by a cold
- * server (its 1.3 MB answer took 37-56 ms, as much as the warm 2.6 MB ones) while the baseline,
- * read after it, had a warm one: logs alone from a fresh process took 143 ms cold against 77-97
- * ms warm. A provider's servers are warm.
- */
-async function warmChainServer(blocks: number): Promise<void> {
-  const chain = await startSparseChain({ blocks, events, maxLogs: Number(values['max-logs']) });
-  const post = async (body: unknown) =>
-    JSON.parse(
-      await (
-        await fetch(chain.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-      ).text(),
-    );
-  try {
-    const topics = [topicsOf(MAPPED_EVENTS)];
-    for (let from = 0; from <= chain.head; ) {
-      let to = chain.head;
-      for (;;) {
-        const filter = {
-          fromBlock: numberToHex(from),
-          toBlock: numberToHex(to),
-          address: [chain.token],
-          topics,
-        };
-        const answer = await post({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] });
-        if (!answer.error) break;
-        // The refusal names the widest range that works: "[0x.., 0x..]".
-        const hint = /\[(0x[0-9a-f]+), (0x[0-9a-f]+)\]/.exec(answer.error.message);
-        if (!hint || Number(hint[2]) >= to) throw new Error(`warming the chain: ${answer.error.message}`);
-        to = Number(hint[2]);
-      }
-      from = to + 1;
-    }
-    await post(
-      Array.from({ length: 100 }, (_, k) => ({
-        jsonrpc: '2.0',
-        id: k,
-        method: 'eth_getBlockByNumber',
-        params: [numberToHex(k), false],
-      })),
-    );
-  } finally {
-    await chain.stop();
-  }
 }
 
 async function run(
@@ -329,7 +242,7 @@ async function run(
   }
 }
 
-await warmChainServer(Number(values.blocks));
+await warmChainServer({ blocks: Number(values.blocks), events, maxLogs: Number(values['max-logs']) });
 const factor = Number(values.spread);
 const applies = size === 'full';
 const at = (text: string, bound: number): Target => ({ text, bound, better: 'lower' });
