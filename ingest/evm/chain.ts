@@ -256,10 +256,7 @@ export class ChainReader {
       return blocks.map((b) => this.read(calls, b));
     if (this.multicallKnown === undefined) {
       const first = this.read(calls, blocks[0]);
-      const rest = first.then(
-        () => this.readAt(calls, blocks.slice(1)),
-        () => this.readAt(calls, blocks.slice(1)),
-      );
+      const rest = first.catch(() => {}).then(() => this.readAt(calls, blocks.slice(1)));
       return [first, ...blocks.slice(1).map((_, k) => rest.then((r) => r[k]))];
     }
     const data = this.aggregate(calls);

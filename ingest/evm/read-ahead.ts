@@ -162,7 +162,7 @@ export class RangeReader {
       reading.logsTo = to;
       reading.logCount = logs.length;
       if (this.newest === reading) this.pump();
-      const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early);
+      const headers = await rangeHeaders(reader, from, to, windowFrom, logs, await early, dayEnds);
       startCloses(headers);
       // The day ending at the previous range's last block, if the backfill's search has read it.
       const before = this.dayCloses.get(from - 1);
