@@ -38,8 +38,8 @@ function lines(): string[] {
 
 let now = T * 1000;
 let progress: ChainPhase[] | undefined;
-let migrated = true;
-let settled = true;
+/** What the process's own checks answer (migrations applied, metrics settled). */
+const own = { migrated: true, settled: true };
 let queries = 0;
 
 /** The harness's real store, counting the queries the readiness check sends. */
@@ -69,8 +69,8 @@ beforeAll(async () => {
         maxLagSeconds: config.api.readiness.maxLagSeconds,
         chainIds: () => [],
         progress: () => progress ?? [],
-        migrated: () => migrated,
-        settled: () => settled,
+        migrated: () => own.migrated,
+        settled: () => own.settled,
         clock: () => now,
       });
       const apiOnly = new Readiness({
@@ -143,27 +143,29 @@ describe('/readyz with the ingester in the process', () => {
     expect(stalled.body.reasons).toEqual(['chain 98866: stored watermark 61 s behind the head (max 60 s)']);
   });
 
-  it('503 until this process applied the migrations', async () => {
+  /** /readyz with every chain live while the process's `check` fails, then (once it passes) 200 again. */
+  async function readyzWithout(check: keyof typeof own) {
     progress = [live(98866, STORED[98866]), live(1, STORED[1])];
-    migrated = false;
+    own[check] = false;
     const r = await readyz(api);
-    migrated = true;
+    own[check] = true;
+    expect((await readyz(api)).status).toBe(200);
+    return r;
+  }
+
+  it('503 until this process applied the migrations', async () => {
+    const r = await readyzWithout('migrated');
     expect(r.status).toBe(503);
     expect(r.body.migrations.ok).toBe(false);
-    expect((await readyz(api)).status).toBe(200);
   });
 
   it('503 while the metrics tables lag a backfill of the process, with every chain live', async () => {
-    progress = [live(98866, STORED[98866]), live(1, STORED[1])];
-    settled = false;
-    const r = await readyz(api);
-    settled = true;
+    const r = await readyzWithout('settled');
     expect(r.status).toBe(503);
     expect(r.body.reasons).toEqual([
       'metrics: the backfilled history is not settled into the metrics tables yet',
     ]);
     expect(r.body.chains.every((c: any) => c.ready)).toBe(true);
-    expect((await readyz(api)).status).toBe(200);
   });
 
   it('a chain the store has never seen is not ready', async () => {
