@@ -2,8 +2,9 @@
  * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
  * [--max-logs 10000] [--latency-ms 0] [--provider-latency-ms 50] [--timeout-s 600]
- * [--without-log-timestamps 1] [--pipeline-nice 0]` (tiny: 20,000 blocks, 200 events;
- * `--pipeline-nice`: the CLI's api.pipelineNice).
+ * [--without-log-timestamps 1] [--pipeline-nice 0] [--cli-node-args '...']` (tiny: 20,000 blocks,
+ * 200 events; `--pipeline-nice`: the CLI's api.pipelineNice; `--cli-node-args`: node flags added
+ * for the CLI, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Every run is made twice: with answers at once on loopback (`--latency-ms`, where the CLI, the
  * chain server and the baseline's reader share the machine's cores), and with each answer held
  * `--provider-latency-ms` as a provider's round trip would (0: not run), where the ingester's
@@ -54,6 +55,7 @@ const { values, size, out } = benchArgs(
     'timeout-s': '600',
     'without-log-timestamps': '1',
     'pipeline-nice': '0',
+    'cli-node-args': '',
   },
   { tiny: { blocks: '20000', events: '200' }, full: { blocks: '2000000', events: '10000' } },
 );
@@ -132,7 +134,14 @@ async function run(
     const started = performance.now();
     const proc = spawn(
       process.execPath,
-      ['--max-semi-space-size=16', join(ROOT, 'bin', 'vaultstream.mjs'), 'start', '--config', configFile],
+      [
+        '--max-semi-space-size=16',
+        ...values['cli-node-args'].split(' ').filter(Boolean),
+        join(ROOT, 'bin', 'vaultstream.mjs'),
+        'start',
+        '--config',
+        configFile,
+      ],
       {
         cwd: ROOT,
         env: {

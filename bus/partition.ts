@@ -6,10 +6,23 @@
 const SEED = 0x9747b28c;
 const M = 0x5bd1e995;
 
+const utf8 = new TextEncoder();
+/** A string key's UTF-8 bytes, written over for each key: a buffer per key was an allocation per record published. */
+let scratch = new Uint8Array(256);
+
+/** `key`'s UTF-8 bytes in `scratch` (grown while too small); how many. */
+function encodeKey(key: string): number {
+  for (;;) {
+    const { read, written } = utf8.encodeInto(key, scratch);
+    if (read === key.length) return written;
+    scratch = new Uint8Array(scratch.length * 4);
+  }
+}
+
 /** Kafka's murmur2 hash of `key` (UTF-8), as a signed 32-bit integer. */
 export function murmur2(key: string | Buffer): number {
-  const data = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
-  const length = data.length;
+  const length = typeof key === 'string' ? encodeKey(key) : key.length;
+  const data: Uint8Array = typeof key === 'string' ? scratch : key;
   let h = SEED ^ length;
   const length4 = length & ~3;
   for (let i = 0; i < length4; i += 4) {

@@ -126,9 +126,13 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         )
       : undefined;
   const count = (body: unknown) => {
-    for (const c of (Array.isArray(body) ? body : [body]) as { method: string }[]) {
-      calls.set(c.method, (calls.get(c.method) ?? 0) + 1);
-      if (opts.chain) rpcCalls.inc({ chain: opts.chain, method: c.method });
+    // Summed per method first: a batch of 100 headers is one counter update, not 100 label lookups.
+    const here = new Map<string, number>();
+    for (const c of (Array.isArray(body) ? body : [body]) as { method: string }[])
+      here.set(c.method, (here.get(c.method) ?? 0) + 1);
+    for (const [method, n] of here) {
+      calls.set(method, (calls.get(method) ?? 0) + n);
+      if (opts.chain) rpcCalls.inc({ chain: opts.chain, method }, n);
     }
   };
 

@@ -9,7 +9,9 @@ const kafkajsMurmur2: (
 
 describe('partitioner', () => {
   it("matches kafkajs's murmur2 (Kafka's default partitioner) on every key length and on non-ASCII keys", () => {
-    const keys = ['', 'a', 'ab', 'abc', 'abcd', 'nest-alpha', '98866', 'é€😀', '5'.repeat(88)];
+    // Longer keys than murmur2's first 256-byte scratch (and a multibyte one), then short ones again.
+    const long = ['z'.repeat(5000), 'é€'.repeat(300), 'a'.repeat(255), '€'.repeat(86)];
+    const keys = ['', 'a', 'ab', 'abc', 'abcd', 'nest-alpha', '98866', 'é€😀', '5'.repeat(88), ...long, 'x'];
     for (let i = 0; i < 2000; i++) keys.push(`vault-${i}-${'x'.repeat(i % 13)}`);
     for (const k of keys) expect(murmur2(k), k).toBe(kafkajsMurmur2(k) | 0);
   });
