@@ -2,9 +2,10 @@
  * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
  * [--max-logs 10000] [--latency-ms 0] [--provider-latency-ms 50] [--timeout-s 600]
- * [--without-log-timestamps 1] [--pipeline-nice 0] [--cli-node-args '...']` (tiny: 20,000 blocks,
- * 200 events; `--pipeline-nice`: the CLI's api.pipelineNice; `--cli-node-args`: node flags added
- * for the CLI, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * [--without-log-timestamps 1] [--provider-calls-per-second 2000] [--pipeline-nice 0]
+ * [--cli-node-args '...']` (tiny: 20,000 blocks, 200 events, 100 calls a second;
+ * `--pipeline-nice`: the CLI's api.pipelineNice; `--cli-node-args`: node flags added for the
+ * CLI, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Every run is made twice: with answers at once on loopback (`--latency-ms`, where the CLI, the
  * chain server and the baseline's reader share the machine's cores), and with each answer held
  * `--provider-latency-ms` as a provider's round trip would (0: not run), where the ingester's
@@ -21,7 +22,11 @@
  * block's `blockTimestamp` (as recent geth, reth and anvil's do: the ingester reads no header for
  * those blocks); with `--without-log-timestamps 1` a fourth run serves `--blocks` blocks with logs
  * lacking it, as many providers do (the event blocks' headers are read, in JSON-RPC batches;
- * `0` skips that run). Also timed: reading the same
+ * `0` skips that run). Last, that run once more behind a provider with a budget of
+ * `--provider-calls-per-second` calls (each member of a batch one; over it a request is refused
+ * with HTTP 429, as providers throttle), with answers `--provider-latency-ms` away: its ingest
+ * time against the least the budget allows (its calls past the first second's, at the budget;
+ * `0` skips it). Also timed: reading the same
  * eth_getLogs ranges alone, one after the other (the least any indexer must do; the median of
  * three such reads), against the
  * ingester's own time (its first RPC call -> the end of the round that had every block ingested,
@@ -54,10 +59,14 @@ const { values, size, out } = benchArgs(
     'provider-latency-ms': '50',
     'timeout-s': '600',
     'without-log-timestamps': '1',
+    'provider-calls-per-second': '2000',
     'pipeline-nice': '0',
     'cli-node-args': '',
   },
-  { tiny: { blocks: '20000', events: '200' }, full: { blocks: '2000000', events: '10000' } },
+  {
+    tiny: { blocks: '20000', events: '200', 'provider-calls-per-second': '100' },
+    full: { blocks: '2000000', events: '10000' },
+  },
 );
 const ROOT = join(import.meta.dirname, '..');
 const DAY = 86_400;
@@ -71,6 +80,10 @@ interface Run {
   logTimestamps: boolean;
   /** Held before each answer, ms. */
   latencyMs: number;
+  /** The provider's budget of calls a second (0: none). */
+  callsPerSecond: number;
+  /** Requests the provider refused as over its budget (HTTP 429). */
+  throttled: number;
   events: number;
   eventBlocks: number;
   days: number;
@@ -91,6 +104,7 @@ async function run(
   blocks: number,
   logTimestamps = true,
   blockTimeMs = Number(values['block-time-ms']),
+  callsPerSecond = 0,
 ): Promise<Run> {
   const chain = await startSparseChain({
     blocks,
@@ -99,6 +113,7 @@ async function run(
     blockTimeMs,
     maxLogs: Number(values['max-logs']),
     latencyMs,
+    maxCallsPerSecond: callsPerSecond,
   });
   const root = mkdtempSync(join(tmpdir(), 'vs-sparse-bench-'));
   let child: ChildProcess | undefined;
@@ -227,6 +242,8 @@ async function run(
       blockTimeMs,
       logTimestamps,
       latencyMs,
+      callsPerSecond,
+      throttled: chain.throttled,
       events,
       eventBlocks,
       days,
@@ -323,5 +340,28 @@ for (const latency of latencies) {
       growth('ingest time', r.ingestSeconds / base.ingestSeconds),
     );
   }
+}
+const budget = Number(values['provider-calls-per-second']);
+if (budget > 0) {
+  const latency = latencies.at(-1) as number;
+  const r = await run(latency, Number(values.blocks), false, undefined, budget);
+  console.error(JSON.stringify(r));
+  runs.push(r);
+  const what = `sparse chain, ${r.blocks.toLocaleString('en')} blocks, ${r.events.toLocaleString('en')} events, logs without blockTimestamp, behind a provider of ${budget.toLocaleString('en')} calls a second${latency ? `, answers ${latency} ms away` : ''}`;
+  // The least time the budget allows: the calls past the provider's first second, at the budget.
+  const least = Math.max(0.001, (r.calls - budget) / budget);
+  rows.push(
+    row(`${what}: spawn to all stored`, r.endToEndSeconds, 's', undefined, true, {
+      callsByMethod: r.callsByMethod,
+    }),
+    row(`${what}: requests refused as over the budget`, r.throttled, 'requests'),
+    row(
+      `${what}: ingest time over the least the budget allows (${round(least, 3)} s)`,
+      round(r.ingestSeconds / least),
+      '×',
+      at('≤ 1.25×', 1.25),
+      applies,
+    ),
+  );
 }
 writeReport(out, { name: 'sparse-backfill', size, rows, runs });

@@ -9,7 +9,8 @@
  * logs: a range holding more is refused with the provider's wording and the range that would
  * work ("this block range should work: [0x.., 0x..]"); `maxSpan` refuses wide ranges the same way.
  * Its logs carry `blockTimestamp` as recent geth, reth and anvil's do, or not (`logTimestamps:
- * false`, as older nodes and many providers).
+ * false`, as older nodes and many providers). With `maxCallsPerSecond` it throttles as a provider
+ * does: a request over its budget of calls is refused with HTTP 429.
  * Nothing is stored per block: a header is computed when asked for.
  */
 import { createHash } from 'node:crypto';
@@ -41,6 +42,12 @@ export interface SparseChainOptions {
   latencyMs?: number;
   /** Whether each log carries its block's `blockTimestamp` (default true). */
   logTimestamps?: boolean;
+  /**
+   * A provider's budget of calls per second, each member of a batch one (as providers bill and
+   * throttle): a request over what is left of it (a bucket of one second's calls, refilled as
+   * time passes) is refused whole with HTTP 429. None by default.
+   */
+  maxCallsPerSecond?: number;
 }
 
 export interface SparseChain {
@@ -55,6 +62,8 @@ export interface SparseChain {
   requests: number;
   /** HTTP requests answered, by method (a batch counts once for each method it holds). */
   requestsByMethod: Map<string, number>;
+  /** HTTP requests refused with 429 (over `maxCallsPerSecond`). */
+  throttled: number;
   /** Each eth_getLogs range answered (not refused), in order. */
   logRanges: [number, number][];
   /** performance.now() of the first request, or 0. */
@@ -122,6 +131,7 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
     counts: new Map(),
     requests: 0,
     requestsByMethod: new Map(),
+    throttled: 0,
     logRanges: [],
     firstRequestAt: 0,
     timeOf,
@@ -221,6 +231,19 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
     }
   };
 
+  // The calls budget: full at the start, refilled at maxCallsPerSecond.
+  let bucket = o.maxCallsPerSecond ?? 0;
+  let filledAt = performance.now();
+  const withinBudget = (calls: number) => {
+    if (!o.maxCallsPerSecond) return true;
+    const now = performance.now();
+    bucket = Math.min(o.maxCallsPerSecond, bucket + ((now - filledAt) / 1000) * o.maxCallsPerSecond);
+    filledAt = now;
+    if (calls > bucket) return false;
+    bucket -= calls;
+    return true;
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
@@ -228,6 +251,16 @@ export async function startSparseChain(o: SparseChainOptions): Promise<SparseCha
       chain.requests++;
       chain.firstRequestAt ||= performance.now();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (!withinBudget(Array.isArray(body) ? body.length : 1)) {
+        chain.throttled++;
+        const refuse = () =>
+          res
+            .writeHead(429, { 'content-type': 'application/json' })
+            .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"rate limit exceeded"}}');
+        if (o.latencyMs) setTimeout(refuse, o.latencyMs);
+        else refuse();
+        return;
+      }
       for (const m of new Set<string>((Array.isArray(body) ? body : [body]).map((r) => r.method)))
         chain.requestsByMethod.set(m, (chain.requestsByMethod.get(m) ?? 0) + 1);
       const one = (r: { id?: unknown; method: string; params?: unknown[] }) => ({

@@ -22,9 +22,12 @@ export function chainLiquidityReader(config: Config): LiveLiquidityReader {
     if (!chain?.rpcUrls.length)
       throw new VaultstreamError('CONFIG_INVALID', `no RPC configured for chain ${chainId}`);
     // An API request waits on this read: one pass over the chain's URLs (at least one retry),
-    // not the ingester's full retry budget, before the answer falls back to the snapshots.
+    // not the ingester's full retry budget, before the answer falls back to the snapshots; a rate
+    // limit gets no more attempts than any other fault.
     const maxAttempts = Math.min(config.ingest.maxAttempts, Math.max(2, chain.rpcUrls.length));
-    client = createPublicClient({ transport: chainTransport(chain, config.ingest, { maxAttempts }) });
+    client = createPublicClient({
+      transport: chainTransport(chain, config.ingest, { maxAttempts, rateLimitedAttempts: 1 }),
+    });
     clients.set(chainId, client);
     return client;
   };

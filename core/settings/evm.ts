@@ -57,8 +57,9 @@ export const ingestSchema = z
     /** State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary. */
     snapshotIntervalSeconds: z.number().int().min(1).max(86_400).default(300),
     /**
-     * Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails.
-     * These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every
+     * Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails;
+     * refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as
+     * many (core/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every
      * EVM RPC client of the service (core/evm-transport.ts): the ingester, the mint-flow
      * tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).
      */

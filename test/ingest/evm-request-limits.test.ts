@@ -1,13 +1,16 @@
 /**
  * A chain's request limits (chains[].maxConcurrentRequests, maxRequestsPerSecond) and the calls
  * counted by method, on the one EVM transport (core/evm-transport.ts), against a real HTTP
- * JSON-RPC server on loopback that records how many requests it holds at once and when each came.
+ * JSON-RPC server on loopback that records how many requests it holds at once and when each came;
+ * and the retries of requests a provider refuses as over its budget of calls (HTTP 429), against
+ * the sparse chain (devnet/sparse-chain.ts `maxCallsPerSecond`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmTransport } from '../../core/evm-transport.ts';
 import { registry } from '../../core/metrics.ts';
+import { startSparseChain } from '../../devnet/sparse-chain.ts';
 
 let server: Server;
 let url = '';
@@ -71,5 +74,54 @@ describe('per-chain request limits', () => {
     const text = await registry.getSingleMetricAsString('vaultstream_rpc_calls_total');
     expect(text).toContain('vaultstream_rpc_calls_total{chain="counted",method="eth_getBlockByNumber"} 3');
     expect(text).toContain('vaultstream_rpc_calls_total{chain="counted",method="eth_blockNumber"} 1');
+  });
+
+  describe("a provider's budget of calls", () => {
+    /** `count` headers in batches of 100, sent at once (as the ingester's headersAt), over a throttling chain. */
+    const headers = async (callsPerSecond: number, count: number, batchSize = 100) => {
+      const chain = await startSparseChain({ blocks: 10_000, events: 10, maxCallsPerSecond: callsPerSecond });
+      try {
+        const t = evmTransport({
+          urls: [chain.url],
+          timeoutMs: 5_000,
+          maxAttempts: 3,
+          backoffMs: 50,
+          maxBackoffMs: 200,
+        })({});
+        const parts = [];
+        for (let at = 0; at < count; at += batchSize)
+          parts.push(
+            Array.from({ length: Math.min(batchSize, count - at) }, (_, k) => ({
+              method: 'eth_getBlockByNumber',
+              params: [`0x${(at + k).toString(16)}`, false],
+            })),
+          );
+        const answers = (await Promise.all(parts.map((p) => t.value!.batch<{ number: string }>(p)))).flat();
+        return {
+          numbers: answers.map((h) => Number(h.number)),
+          throttled: chain.throttled,
+          requests: chain.requests,
+        };
+      } finally {
+        await chain.stop();
+      }
+    };
+
+    it('reads more than its budget allows at once without running out of attempts', async () => {
+      // 1,500 calls at once against 500 a second: two thirds of them wait for the budget to refill,
+      // refused meanwhile. With five attempts each (the service's), the batches refused kept
+      // being refused until their attempts ran out; a rate limit no longer counts against them.
+      const r = await headers(500, 1_500);
+      expect(r.numbers).toEqual(Array.from({ length: 1_500 }, (_, k) => k));
+      expect(r.throttled).toBeGreaterThan(0);
+    }, 30_000);
+
+    it('splits a batch larger than the whole budget of a second', async () => {
+      // 100 calls in one batch against 40 a second: never answered whole, so sent in halves (of
+      // halves) once refused five times.
+      const r = await headers(40, 100);
+      expect(r.numbers).toEqual(Array.from({ length: 100 }, (_, k) => k));
+      expect(r.requests).toBeGreaterThan(2);
+    }, 30_000);
   });
 });
