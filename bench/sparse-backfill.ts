@@ -42,7 +42,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
+import { sparseChainConfig, sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
 import { peakRssMb, sum, tree } from './proc-tree.ts';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
 import { medianLogsAlone, warmChainServer } from './sparse-reads.ts';
@@ -131,18 +131,9 @@ async function run(
         // at the service's default (api.pipelineNice 10) its ingester yields the cores to every
         // other process of the machine, and on a shared one its time measures their load.
         api: { pipelineNice: Number(values['pipeline-nice']) },
-        chains: [
-          {
-            chainId: 42161,
-            name: 'sparse',
-            rpcUrls: [chain.url],
-            confirmations: 0,
-            // The ingester's own cost, not a provider's rate limit (chains[].maxRequestsPerSecond).
-            maxRequestsPerSecond: 0,
-            // A provider with no block-span limit, only a cap on logs per answer (as Alchemy's).
-            maxBlockRange: 1_000_000_000,
-          },
-        ],
+        // The ingester's own cost, not a request rate of its own (chains[].maxRequestsPerSecond 0),
+        // on a provider with no block-span limit, only a cap on logs per answer (as Alchemy's).
+        chains: [sparseChainConfig(chain.url)],
         vaults: [sparseVaultConfig(chain.token)],
       }),
     );

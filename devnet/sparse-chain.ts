@@ -85,6 +85,23 @@ export function sparseVaultConfig(token: Hex) {
   };
 }
 
+/**
+ * The `chains[]` entry (core/config.ts) of a sparse chain served at `url`, as a provider that bills
+ * and throttles calls rather than requests: no request rate of the service's own
+ * (`maxRequestsPerSecond: 0`; the default 4 at once), and no block-span limit on eth_getLogs, only
+ * its cap on logs per answer (as Alchemy's).
+ */
+export function sparseChainConfig(url: string) {
+  return {
+    chainId: 42161,
+    name: 'sparse',
+    rpcUrls: [url],
+    confirmations: 0,
+    maxRequestsPerSecond: 0,
+    maxBlockRange: 1_000_000_000,
+  };
+}
+
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
 const MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';
 const word = (hex: string) => `0x${hex.padStart(64, '0')}`;

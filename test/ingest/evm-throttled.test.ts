@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
 import { silentLogger } from '../../core/log.ts';
-import { sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
+import { sparseChainConfig, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { startEvmIngest } from '../../ingest/evm/index.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { openBus, readFamily } from './evm-support.ts';
@@ -34,19 +34,9 @@ describe('EVM ingest behind a provider that throttles calls', () => {
       const config = parseConfig({
         dataDir,
         devnet: { enabled: false },
-        // A provider that bills and throttles calls, not requests: no request rate of our own
-        // (`maxRequestsPerSecond: 0`, 4 at once by default), no span limit on eth_getLogs (as
-        // Alchemy's). The 3,000 event blocks' headers come in a few wide ranges, 100 to a batch.
-        chains: [
-          {
-            chainId: 42161,
-            name: 'sparse',
-            rpcUrls: [chain.url],
-            confirmations: 0,
-            maxRequestsPerSecond: 0,
-            maxBlockRange: 1_000_000_000,
-          },
-        ],
+        // No request rate of the service's own and no span limit on eth_getLogs: the 3,000 event
+        // blocks' headers come in a few wide ranges, 100 to a batch, 4 batches at once.
+        chains: [sparseChainConfig(chain.url)],
         vaults: [sparseVaultConfig(chain.token)],
       });
       const bus = await openBus(join(dataDir, 'bus'));
