@@ -343,7 +343,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
       const status = statusOf(e) ?? 0;
       return status >= 400 && status < 500 && ![408, 413, 429].includes(status);
     };
-    // Refused as over the provider's rate `maxAttempts` times in a row: perhaps more calls than
+    // Refused as over the provider's rate `maxAttempts` times: perhaps more calls than
     // its budget lets through at once (a budget of 40 calls a second never takes 100 in one
     // request). The members owed go again in two halves (halved again while refused).
     let limited = 0;
