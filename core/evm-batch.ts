@@ -7,8 +7,13 @@
  * sent again in halves too (that once); a provider that refuses batches (an error object instead
  * of an array, or HTTP 4xx other than 408, 413 and 429) gets single calls from then on.
  */
-import type { RpcCall } from './evm-transport.ts';
 import { type EvmFault, EvmHttpFault, evmFaultOf, rpcAnswerFault } from './rpc-faults.ts';
+
+/** One JSON-RPC call. */
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
 
 /** The provider does not take JSON-RPC batches: not a fault (never retried), the batch goes as single calls. */
 export class BatchRefused extends Error {}

@@ -25,7 +25,7 @@
  */
 import { createTransport, type Transport } from 'viem';
 import { VaultstreamError } from './errors.ts';
-import { BatchRefused, batchSender, single } from './evm-batch.ts';
+import { BatchRefused, batchSender, type RpcCall, single } from './evm-batch.ts';
 import { httpPost } from './http-post.ts';
 import { rpcCalls } from './metrics.ts';
 import { RequestLimiter } from './request-limiter.ts';
@@ -78,10 +78,7 @@ export interface EvmTransportOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export interface RpcCall {
-  method: string;
-  params: unknown[];
-}
+export type { RpcCall } from './evm-batch.ts';
 
 /** The transport's extras beside `request` (`transport({}).value`). */
 export interface EvmTransportValue {
