@@ -2,6 +2,7 @@
  * CPU seconds and resident memory of a process tree from /proc (Linux), for the benchmarks that
  * spawn the CLI (bench/backfill.ts, bench/sparse-backfill.ts).
  */
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** user + system CPU seconds and resident MB of `pid` (0 when it is gone). */
@@ -46,4 +47,25 @@ export function peakRssMb(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+const reaped = new Set<ChildProcess>();
+/**
+ * Kills `child` (SIGKILL) if this process ends first: on exit, and on SIGINT or SIGTERM (then
+ * exits 130 or 143). A bench stopped by `timeout` or Ctrl-C left its CLI running, retrying a
+ * chain server that was gone, and loading the machine under the next runs.
+ */
+export function reapOnExit(child: ChildProcess): void {
+  if (!reaped.size) {
+    process.once('exit', () => {
+      for (const c of reaped) c.kill('SIGKILL');
+    });
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const)
+      process.once(signal, () => process.exit(code));
+  }
+  reaped.add(child);
+  child.once('exit', () => reaped.delete(child));
 }

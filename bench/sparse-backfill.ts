@@ -43,7 +43,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sparseChainConfig, sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
-import { peakRssMb, sum, tree } from './proc-tree.ts';
+import { peakRssMb, reapOnExit, sum, tree } from './proc-tree.ts';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
 import { medianLogsAlone, warmChainServer } from './sparse-reads.ts';
 
@@ -162,6 +162,7 @@ async function run(
       },
     );
     child = proc;
+    reapOnExit(proc);
     let err = '';
     /** Wall-clock ms the ingester had every block ingested (its own clock, from its 'done' line). */
     let ingestDoneAt = 0;
