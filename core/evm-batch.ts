@@ -121,12 +121,16 @@ export function batchSender(t: BatchTransport): <T>(list: RpcCall[]) => Promise<
     // its budget lets through at once (a budget of 40 calls a second never takes 100 in one
     // request). The members owed go again in two halves (halved again while refused).
     let limited = 0;
-    const overBudget = (e: unknown) =>
-      owed.length > 1 && evmFaultOf(e)?.fault === 'RATE_LIMITED' && ++limited >= t.maxAttempts;
+    let split = false;
+    const overBudget = (e: unknown) => {
+      if (evmFaultOf(e)?.fault === 'RATE_LIMITED' && ++limited >= t.maxAttempts && owed.length > 1)
+        split = true;
+      return split;
+    };
     try {
       await t.send(`batch:${method}`, members, read, refused, overBudget);
     } catch (e) {
-      if (owed.length > 1 && limited >= t.maxAttempts && evmFaultOf(e)?.fault === 'RATE_LIMITED') {
+      if (split) {
         const again = owed.map((k) => list[k]);
         const half = Math.ceil(again.length / 2);
         const answers = (
