@@ -27,7 +27,7 @@ import { anvilAccount, startAnvil } from '../devnet/anvil.ts';
 import { compileContracts } from '../devnet/compile.ts';
 import { anvilRpc as rpc } from '../devnet/emitter.ts';
 import { Rng } from '../devnet/sim/rng.ts';
-import { allPids, procStat, sum, tree } from './proc-tree.ts';
+import { allPids, procStat, sum, threadCpu, tree } from './proc-tree.ts';
 import { benchArgs, row, type Target, writeReport } from './report.ts';
 
 const {
@@ -275,6 +275,7 @@ try {
   clearInterval(sampler);
   pids = tree(pid);
   const cpuSeconds = sum(pids, (s) => s.cpu);
+  const threads = threadCpu(pid);
   const statusText = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(statusText)?.[1] ?? 0);
   /** Resident memory at the end: anonymous (heaps), file-backed (mapped files, shared libraries). */
@@ -301,6 +302,12 @@ try {
     /** Spawn -> the CLI's 'backfill bench: done' line (every block ingested and published). */
     ingestDoneSeconds: ingestSeconds === undefined ? null : Number(ingestSeconds.toFixed(2)),
     cpuSeconds: Number(cpuSeconds.toFixed(2)),
+    /**
+     * The CLI's CPU seconds by thread: main (ingest, consumers, settle's calls), node (V8's
+     * compiler and GC helpers, libuv's pool, the API's thread), engine (chDB's inserts, views,
+     * merges and the settle's queries).
+     */
+    cpuByThread: Object.fromEntries(Object.entries(threads).map(([k, v]) => [k, Number(v.toFixed(2))])),
     peakRssMb: Math.round(Math.max(peakTreeMb, hwmMb)),
     anvilCpuSeconds: Number(anvilCpuSeconds.toFixed(2)),
     processes: pids.length,

@@ -39,6 +39,39 @@ export function tree(root: number): number[] {
 export const sum = (pids: number[], f: (s: ReturnType<typeof procStat>) => number) =>
   pids.reduce((n, p) => n + f(procStat(p)), 0);
 
+/**
+ * CPU seconds of `pid`'s threads, in three parts: its main thread; the other threads Node names
+ * `node` (V8's compiler and GC helpers, libuv's pool, worker threads such as the API's); and the
+ * threads named otherwise, which are the embedded engine's (chDB names its own).
+ */
+export function threadCpu(pid: number): { main: number; node: number; engine: number } {
+  const out = { main: 0, node: 0, engine: 0 };
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const f = stat.slice(close + 2).split(' ');
+      const cpu = (Number(f[11]) + Number(f[12])) / 100;
+      const part =
+        tid === String(pid)
+          ? 'main'
+          : stat.slice(stat.indexOf('(') + 1, close) === 'node'
+            ? 'node'
+            : 'engine';
+      out[part] += cpu;
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
 /** The peak resident memory (VmHWM) of `pid`, MB (0 when it is gone). */
 export function peakRssMb(pid: number): number {
   try {
