@@ -83,13 +83,16 @@ export function peakRssMb(pid: number): number {
 }
 
 const reaped = new Set<ChildProcess>();
+let reaping = false;
 /**
  * Kills `child` (SIGKILL) if this process ends first: on exit, and on SIGINT or SIGTERM (then
  * exits 130 or 143). A bench stopped by `timeout` or Ctrl-C left its CLI running, retrying a
  * chain server that was gone, and loading the machine under the next runs.
  */
 export function reapOnExit(child: ChildProcess): void {
-  if (!reaped.size) {
+  // Once per process: the set empties as each child exits, and a bench spawns one per run.
+  if (!reaping) {
+    reaping = true;
     process.once('exit', () => {
       for (const c of reaped) c.kill('SIGKILL');
     });
