@@ -88,10 +88,10 @@ export function sparseVaultConfig(token: Hex) {
 /**
  * The `chains[]` entry (core/config.ts) of a sparse chain served at `url`, as a provider that bills
  * and throttles calls rather than requests: no request rate of the service's own
- * (`maxRequestsPerSecond: 0`; the default 4 at once), and no block-span limit on eth_getLogs, only
- * its cap on logs per answer (as Alchemy's).
+ * (`maxRequestsPerSecond: 0`; `maxConcurrentRequests` at once, by default the service's 4), and no
+ * block-span limit on eth_getLogs, only its cap on logs per answer (as Alchemy's).
  */
-export function sparseChainConfig(url: string) {
+export function sparseChainConfig(url: string, maxConcurrentRequests?: number) {
   return {
     chainId: 42161,
     name: 'sparse',
@@ -99,6 +99,7 @@ export function sparseChainConfig(url: string) {
     confirmations: 0,
     maxRequestsPerSecond: 0,
     maxBlockRange: 1_000_000_000,
+    ...(maxConcurrentRequests ? { maxConcurrentRequests } : {}),
   };
 }
 
