@@ -42,10 +42,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sparseChainConfig, sparseVaultConfig, startSparseChain } from '../devnet/sparse-chain.ts';
-import { peakRssMb, reapOnExit, sum, tree } from './proc-tree.ts';
+import { peakRssMb, procStat, reapOnExit, sum, tree } from './proc-tree.ts';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
 import { medianLogsAlone, warmChainServer } from './sparse-reads.ts';
 
@@ -101,7 +101,33 @@ interface Run {
   ingestSeconds: number;
   logsAloneSeconds: number;
   cpuSeconds: number;
+  /** CPU seconds of the CLI and of the chain server (this process) within the ingest window. */
+  windowCpu: WindowCpu;
   peakRssMb: number;
+}
+
+interface WindowCpu {
+  /** The samples' span around the ingest window, s. */
+  seconds: number;
+  cli: number;
+  server: number;
+  /** (cli + server) over the machine's cores x seconds: near 1, the window waited on CPU. */
+  busy: number;
+}
+
+/** The CPU used between the last sample at or before `from` and the first at or after `to`. */
+function cpuIn(samples: { at: number; cli: number; server: number }[], from: number, to: number): WindowCpu {
+  const a = samples.filter((x) => x.at <= from).at(-1) ?? samples[0];
+  const b = samples.find((x) => x.at >= to) ?? samples[samples.length - 1];
+  const seconds = (b.at - a.at) / 1000;
+  const cli = b.cli - a.cli;
+  const server = b.server - a.server;
+  return {
+    seconds: round(seconds, 3),
+    cli: round(cli, 3),
+    server: round(server, 3),
+    busy: round((cli + server) / (availableParallelism() * Math.max(0.001, seconds))),
+  };
 }
 
 async function run(
@@ -193,6 +219,17 @@ async function run(
         sum(pids, (s) => s.rssMb),
       );
     }, 250);
+    // The CLI's and this process's (the chain server's) CPU every 20 ms, for their CPU within the
+    // ingest window (cpus: /proc's 10 ms ticks, so within a tick or two).
+    const cpuSamples: { at: number; cli: number; server: number }[] = [];
+    const cpuSampler = setInterval(() => {
+      const own = process.cpuUsage();
+      cpuSamples.push({
+        at: performance.now(),
+        cli: procStat(pid).cpu,
+        server: (own.user + own.system) / 1e6,
+      });
+    }, 20);
     const deadline = Date.now() + Number(values['timeout-s']) * 1000;
     let sqlUrl = '';
     let stored = 0;
@@ -227,6 +264,8 @@ async function run(
     const callsByMethod = Object.fromEntries([...chain.counts].sort());
     const calls = [...chain.counts.values()].reduce((a, b) => a + b, 0);
     clearInterval(sampler);
+    clearInterval(cpuSampler);
+    const windowCpu = cpuIn(cpuSamples, chain.firstRequestAt, ingestDoneAt - performance.timeOrigin);
     const cpuSeconds = sum(tree(pid), (s) => s.cpu);
     const peak = Math.max(peakTree, peakRssMb(pid));
     proc.kill('SIGINT');
@@ -258,6 +297,7 @@ async function run(
       ),
       logsAloneSeconds: round(await medianLogsAlone(chain), 3),
       cpuSeconds: round(cpuSeconds),
+      windowCpu,
       peakRssMb: Math.round(peak),
     };
   } finally {
@@ -317,6 +357,13 @@ for (const latency of latencies) {
         '×',
         at('≤ 2×', 2),
         applies,
+      ),
+      // Near 1: the ingest waited on the cores (the CLI's threads and the chain server's), not on
+      // the answers.
+      row(
+        `${what}: CPU in the ingest window (CLI ${r.windowCpu.cli} s, chain server ${r.windowCpu.server} s) over ${availableParallelism()} cores × ${r.windowCpu.seconds} s`,
+        r.windowCpu.busy,
+        'ratio',
       ),
       row(`${what}: CPU time of the CLI`, r.cpuSeconds, 'CPU-s'),
       row(`${what}: peak RSS of the CLI`, r.peakRssMb, 'MB'),
