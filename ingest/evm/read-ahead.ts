@@ -171,8 +171,8 @@ export class RangeReader {
       // One turn of the event loop before the follower gets the range: the requests started above
       // (the next range's logs, this range's snapshots) are written on a later tick, and the
       // follower's processing of a full range holds the thread for tens of ms once this resolves.
-      // Without the turn the next range's eth_getLogs left after that processing (25-60 ms later,
-      // 50 ms from the provider), not alongside it.
+      // Without the turn the next range's eth_getLogs left after that processing, not alongside it
+      // (25-60 ms after the previous answer on the sparse bench's chain, answers 50 ms away).
       await nextTurn();
       return { logs, to, headers, closes };
     })();
