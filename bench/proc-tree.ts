@@ -72,6 +72,28 @@ export function threadCpu(pid: number): { main: number; node: number; engine: nu
   return out;
 }
 
+/**
+ * Samples the CPU seconds of `pid` (all its threads) and of this process every `everyMs` (/proc's
+ * ticks are 10 ms: a window's CPU is within a tick or two), for the CPU each used in a window.
+ */
+export function sampleCpu(pid: number, everyMs = 20) {
+  const samples: { at: number; child: number; own: number }[] = [];
+  const timer = setInterval(() => {
+    const own = process.cpuUsage();
+    samples.push({ at: performance.now(), child: procStat(pid).cpu, own: (own.user + own.system) / 1e6 });
+  }, everyMs);
+  return {
+    stop: () => clearInterval(timer),
+    /** The CPU used from the last sample at or before `from` to the first at or after `to` (performance.now() ms). */
+    within(from: number, to: number): { seconds: number; child: number; own: number } {
+      const a = samples.filter((x) => x.at <= from).at(-1) ?? samples[0];
+      const b = samples.find((x) => x.at >= to) ?? samples[samples.length - 1];
+      const r3 = (x: number) => Math.round(x * 1000) / 1000;
+      return { seconds: r3((b.at - a.at) / 1000), child: r3(b.child - a.child), own: r3(b.own - a.own) };
+    },
+  };
+}
+
 /** The peak resident memory (VmHWM) of `pid`, MB (0 when it is gone). */
 export function peakRssMb(pid: number): number {
   try {
