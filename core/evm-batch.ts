@@ -130,33 +130,23 @@ export function batchSender(t: BatchTransport): <T>(list: RpcCall[]) => Promise<
     try {
       await t.send(`batch:${method}`, members, read, refused, overBudget);
     } catch (e) {
+      // The members owed go again: in two halves when over the rate, within the smaller size when
+      // too large (a lone member as a single call), as single calls when batches are refused.
+      const again = owed.map((k) => list[k]);
+      let answers: T[];
       if (split) {
-        const again = owed.map((k) => list[k]);
         const half = Math.ceil(again.length / 2);
-        const answers = (
-          await Promise.all([batch<T>(again.slice(0, half)), batch<T>(again.slice(half))])
-        ).flat();
-        owed.forEach((k, j) => {
-          out[k] = answers[j];
-        });
-        return out;
-      }
-      if (statusOf(e) === 413) {
-        // Too large: no later batch holds more than half of it, and the members owed go again
-        // (in halves, halved again while refused); a lone member goes as a single call.
+        answers = (await Promise.all([batch<T>(again.slice(0, half)), batch<T>(again.slice(half))])).flat();
+      } else if (statusOf(e) === 413) {
+        // Too large: no later batch holds more than half of it.
         maxBatch = Math.min(maxBatch, Math.ceil(owed.length / 2));
-        const again = owed.map((k) => list[k]);
-        const answers = again.length > 1 ? await batch<T>(again) : [(await t.request(again[0])) as T];
-        owed.forEach((k, j) => {
-          out[k] = answers[j];
-        });
-        return out;
-      }
-      if (!(e instanceof BatchRefused)) throw e;
-      batchesRefused = true;
-      const rest = await Promise.all(owed.map((k) => t.request(list[k]) as Promise<T>));
-      owed.forEach((k, i) => {
-        out[k] = rest[i];
+        answers = again.length > 1 ? await batch<T>(again) : [(await t.request(again[0])) as T];
+      } else if (e instanceof BatchRefused) {
+        batchesRefused = true;
+        answers = await Promise.all(again.map((c) => t.request(c) as Promise<T>));
+      } else throw e;
+      owed.forEach((k, j) => {
+        out[k] = answers[j];
       });
     }
     return out;
