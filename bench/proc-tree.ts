@@ -6,19 +6,26 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** user + system CPU seconds and resident MB of `pid` (0 when it is gone). */
-export function procStat(pid: number): { cpu: number; rssMb: number; ppid: number; pgid: number } {
+export function procStat(pid: number): ReturnType<typeof statAt> {
+  return statAt(`/proc/${pid}/stat`);
+}
+
+/** A process's or a thread's stat file (`/proc/<pid>[/task/<tid>]/stat`): its name too. */
+function statAt(path: string): { name: string; cpu: number; rssMb: number; ppid: number; pgid: number } {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(path, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const f = stat.slice(close + 2).split(' ');
     // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21, pages).
     return {
+      name: stat.slice(stat.indexOf('(') + 1, close),
       ppid: Number(f[1]),
       pgid: Number(f[2]),
       cpu: (Number(f[11]) + Number(f[12])) / 100,
       rssMb: (Number(f[21]) * 4096) / 2 ** 20,
     };
   } catch {
-    return { cpu: 0, rssMb: 0, ppid: -1, pgid: -1 };
+    return { name: '', cpu: 0, rssMb: 0, ppid: -1, pgid: -1 };
   }
 }
 
@@ -53,21 +60,8 @@ export function threadCpu(pid: number): { main: number; node: number; engine: nu
     return out;
   }
   for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const f = stat.slice(close + 2).split(' ');
-      const cpu = (Number(f[11]) + Number(f[12])) / 100;
-      const part =
-        tid === String(pid)
-          ? 'main'
-          : stat.slice(stat.indexOf('(') + 1, close) === 'node'
-            ? 'node'
-            : 'engine';
-      out[part] += cpu;
-    } catch {
-      // the thread ended
-    }
+    const t = statAt(`/proc/${pid}/task/${tid}/stat`);
+    out[tid === String(pid) ? 'main' : t.name === 'node' ? 'node' : 'engine'] += t.cpu;
   }
   return out;
 }
@@ -88,8 +82,7 @@ export function sampleCpu(pid: number, everyMs = 20) {
     within(from: number, to: number): { seconds: number; child: number; own: number } {
       const a = samples.filter((x) => x.at <= from).at(-1) ?? samples[0];
       const b = samples.find((x) => x.at >= to) ?? samples[samples.length - 1];
-      const r3 = (x: number) => Math.round(x * 1000) / 1000;
-      return { seconds: r3((b.at - a.at) / 1000), child: r3(b.child - a.child), own: r3(b.own - a.own) };
+      return { seconds: (b.at - a.at) / 1000, child: b.child - a.child, own: b.own - a.own };
     },
   };
 }

@@ -43,7 +43,7 @@
 import { availableParallelism } from 'node:os';
 import { benchArgs, round, row, type Target, writeReport } from './report.ts';
 import { warmChainServer } from './sparse-reads.ts';
-import { type Run, runOnSparseChain } from './sparse-run.ts';
+import { type Run, runOnSparseChain, type SparseRunOptions } from './sparse-run.ts';
 
 const { values, size, out } = benchArgs(
   'sparse-backfill',
@@ -69,28 +69,31 @@ const { values, size, out } = benchArgs(
 );
 const events = Number(values.events);
 
-/** One run (bench/sparse-run.ts) with this bench's options. */
-const run = (
+/** One run (bench/sparse-run.ts) with this bench's options, its result logged to stderr. */
+async function run(
   latencyMs: number,
   blocks: number,
-  logTimestamps = true,
-  blockTimeMs = Number(values['block-time-ms']),
-  callsPerSecond = 0,
-  concurrency = 0,
-) =>
-  runOnSparseChain({
+  more: Partial<
+    Pick<SparseRunOptions, 'logTimestamps' | 'blockTimeMs' | 'callsPerSecond' | 'concurrency'>
+  > = {},
+): Promise<Run> {
+  const r = await runOnSparseChain({
     latencyMs,
     blocks,
     events,
-    logTimestamps,
-    blockTimeMs,
-    callsPerSecond,
-    concurrency,
+    logTimestamps: true,
+    blockTimeMs: Number(values['block-time-ms']),
+    callsPerSecond: 0,
+    concurrency: 0,
+    ...more,
     maxLogs: Number(values['max-logs']),
     pipelineNice: Number(values['pipeline-nice']),
     cliNodeArgs: values['cli-node-args'].split(' ').filter(Boolean),
     timeoutS: Number(values['timeout-s']),
   });
+  console.error(JSON.stringify(r));
+  return r;
+}
 
 await warmChainServer({ blocks: Number(values.blocks), events, maxLogs: Number(values['max-logs']) });
 const factor = Number(values.spread);
@@ -104,23 +107,18 @@ const latencies = [Number(values['latency-ms']), Number(values['provider-latency
 for (const latency of latencies) {
   const served = latency ? `, answers ${latency} ms away` : '';
   const base = await run(latency, Number(values.blocks));
-  console.error(JSON.stringify(base));
   // Ten times the blocks at the same pace: ten times the UTC days too, each a day close to find
   // and snapshot (the call budget counts days).
   const spread = await run(latency, Number(values.blocks) * factor);
-  console.error(JSON.stringify(spread));
   // Ten times the blocks over the same UTC days (ten times as fast: many blocks share a second):
   // what the blocks alone cost.
-  const sameDays = await run(
-    latency,
-    Number(values.blocks) * factor,
-    true,
-    Number(values['block-time-ms']) / factor,
-  );
-  console.error(JSON.stringify(sameDays));
+  const sameDays = await run(latency, Number(values.blocks) * factor, {
+    blockTimeMs: Number(values['block-time-ms']) / factor,
+  });
   const bare =
-    values['without-log-timestamps'] === '0' ? undefined : await run(latency, Number(values.blocks), false);
-  if (bare) console.error(JSON.stringify(bare));
+    values['without-log-timestamps'] === '0'
+      ? undefined
+      : await run(latency, Number(values.blocks), { logTimestamps: false });
   const these = bare ? [base, spread, sameDays, bare] : [base, spread, sameDays];
   runs.push(...these);
   for (const r of these) {
@@ -175,8 +173,7 @@ for (const latency of latencies) {
 /** The chain without blockTimestamp once more, answers as far away as the last runs', and its first row. */
 async function withoutTimestamps(provider: string, callsPerSecond: number, concurrency = 0) {
   const latency = latencies.at(-1) as number;
-  const r = await run(latency, Number(values.blocks), false, undefined, callsPerSecond, concurrency);
-  console.error(JSON.stringify(r));
+  const r = await run(latency, Number(values.blocks), { logTimestamps: false, callsPerSecond, concurrency });
   runs.push(r);
   const what = `sparse chain, ${r.blocks.toLocaleString('en')} blocks, ${r.events.toLocaleString('en')} events, logs without blockTimestamp, ${provider}${latency ? `, answers ${latency} ms away` : ''}`;
   rows.push(

@@ -200,7 +200,12 @@ export async function runOnSparseChain(o: SparseRunOptions): Promise<Run> {
     cpu.stop();
     const used = cpu.within(chain.firstRequestAt, ingestDoneAt - performance.timeOrigin);
     const busy = round((used.child + used.own) / (availableParallelism() * Math.max(0.001, used.seconds)));
-    const windowCpu: WindowCpu = { seconds: used.seconds, cli: used.child, server: used.own, busy };
+    const windowCpu: WindowCpu = {
+      seconds: round(used.seconds, 3),
+      cli: round(used.child, 3),
+      server: round(used.own, 3),
+      busy,
+    };
     const cpuSeconds = sum(tree(pid), (s) => s.cpu);
     const peak = Math.max(peakTree, peakRssMb(pid));
     proc.kill('SIGINT');
