@@ -50,8 +50,20 @@ export interface ReadinessReport {
   checkedAt: string;
 }
 
+/**
+ * One more thing the process must have before it is ready (a snapshot built, a follower's first
+ * read stored, the store writable): its reasons while it is not, none once it is. Each condition
+ * lives beside what it watches; the report lists its reasons prefixed with its name.
+ */
+export interface ReadinessCondition {
+  name: string;
+  reasons(): string[] | Promise<string[]>;
+}
+
 export interface ReadinessOptions {
   store: Store;
+  /** Further conditions (see ReadinessCondition), checked at every recompute. */
+  conditions?: ReadinessCondition[];
   maxLagSeconds: number;
   /** Chain ids that must have a stored watermark; without `progress` and none given: every stored chain. */
   chainIds: () => number[];
@@ -143,6 +155,15 @@ export class Readiness {
     if (missing.length) reasons.push(`migrations: not applied: ${missing.join(', ')}`);
     if (this.opts.settled && !this.opts.settled())
       reasons.push('metrics: the backfilled history is not settled into the metrics tables yet');
+    for (const c of this.opts.conditions ?? []) {
+      let why: string[];
+      try {
+        why = await c.reasons();
+      } catch (err) {
+        why = [`check failed: ${errorMessage(err).slice(0, 200)}`];
+      }
+      for (const w of why) reasons.push(`${c.name}: ${w}`);
+    }
 
     const progress = this.opts.progress?.();
     const ids = new Set([...this.opts.chainIds(), ...(progress ?? []).map((p) => p.chainId)]);

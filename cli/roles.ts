@@ -6,7 +6,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import type { ChainPhase } from '../api/readiness.ts';
+import type { ChainPhase, ReadinessCondition } from '../api/readiness.ts';
 import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
 import { VaultstreamError } from '../core/errors.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
@@ -103,6 +103,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   ready = true;
   const running: Running = { stop: async () => {} };
   const stoppers: (() => Promise<void>)[] = [];
+  // What each role adds to readiness beyond the chains and migrations (api/readiness.ts).
+  const readinessConditions: ReadinessCondition[] = [];
   let ingestProgress: (() => Record<string, unknown>) | undefined;
   let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
   // Ready (docs/architecture.md, API contract) once migrations ran, every followed chain is live and stored (api/readiness.ts).
@@ -183,6 +185,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       migrated: () => ready,
       settled: settler && (() => settler.caughtUp),
       progress: evmProgress,
+      conditions: readinessConditions,
       // Without an ingester here: the chains configured with an RPC (else every stored chain).
       chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),
     });
