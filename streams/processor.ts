@@ -19,6 +19,7 @@ import type { DeadLetterRecord } from '../schemas/records.ts';
 import type { Store } from '../store/client.ts';
 import { type BatchEncoder, type Encoded, InlineEncoder, WorkerEncoder } from './batch-encoder.ts';
 import { currentStates } from './dedup.ts';
+import { InsertJournal } from './insert-journal.ts';
 import { TABLES, VERSIONED } from './rows.ts';
 
 export interface ProcessorDeps {
@@ -70,6 +71,11 @@ function versionSource(now: () => number) {
   };
 }
 
+/** The topics the consumers read: every data family's and the dead letters'. */
+export function consumedTopics(topicPrefix: string): string[] {
+  return [...DATA_FAMILIES, 'dlq' as const].map((f) => topicName(topicPrefix, f));
+}
+
 export class StreamProcessor extends EventEmitter {
   private sub: Subscription | undefined;
   private readonly log: Logger;
@@ -77,6 +83,7 @@ export class StreamProcessor extends EventEmitter {
   private readonly nextVer: (count: number) => number;
   private readonly byTopic = new Map<string, FamilyName>();
   private readonly encoder: BatchEncoder;
+  private readonly journal: InsertJournal;
   /** Bumped whenever a batch lands; the API keys its cache on it. */
   dataVersion = 0;
 
@@ -94,6 +101,11 @@ export class StreamProcessor extends EventEmitter {
             config.streams.workers,
           )
         : new InlineEncoder(deps.codec);
+    this.journal = new InsertJournal(deps.store, {
+      log: this.log,
+      isDataError,
+      sharedStore: deps.store.kind === 'server',
+    });
   }
 
   topic(family: FamilyName): string {
@@ -106,6 +118,9 @@ export class StreamProcessor extends EventEmitter {
 
   async start(): Promise<void> {
     const { streams } = this.deps.config;
+    // An insert cut short by the previous run is completed before anything is looked up.
+    const redone = await this.journal.recover();
+    if (redone) this.log.info({ inserts: redone }, 'completed the inserts the previous run had cut short');
     this.sub = await this.deps.bus.subscribe({
       groupId: streams.groupId,
       topics: this.topics,
@@ -161,11 +176,10 @@ export class StreamProcessor extends EventEmitter {
   ): Promise<DeadLetterRecord[]> {
     const start = from ? enc.lineEnds[from - 1] : 0;
     const tsv = Buffer.from(enc.tsv.buffer, enc.tsv.byteOffset + start, enc.lineEnds[to - 1] - start);
+    failpoint('before-insert');
+    failpoint(`before-insert-${table}`);
     try {
-      await this.deps.store.insertTsv(table, enc.columns, tsv, {
-        insert_deduplication_token: token,
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-      });
+      await this.journal.insert(`${batch.topic}/${batch.partition}`, table, enc.columns, tsv, token);
       metrics.rowsInserted.inc({ table }, to - from);
       return [];
     } catch (err) {
@@ -202,6 +216,8 @@ export class StreamProcessor extends EventEmitter {
     const dead = prepared.dead.map((d) => this.deadLetter(batch, messages[d.index], d.reason));
     let stored: Map<string, boolean>;
     try {
+      // What an insert cut short left is completed first: the lookup then reads whole inserts only.
+      await this.journal.recover();
       stored = prepared.ranges.length
         ? await currentStates(this.deps.store, table, prepared.ranges)
         : new Map();
@@ -248,8 +264,6 @@ export class StreamProcessor extends EventEmitter {
         'records sent to the dead-letter topic',
       );
     }
-    const lagGauge = this.deps.bus.lagUnit === 'bytes' ? metrics.consumerLagBytes : metrics.consumerLag;
-    lagGauge.set({ topic: family, partition: String(batch.partition) }, batch.lag);
     timer();
     this.dataVersion++;
     this.emit('landed', { family, rows, dataVersion: this.dataVersion });

@@ -54,7 +54,12 @@ export function renderStatements(sql: string, target: RenderTarget): string[] {
       );
     }
     r = r.replaceAll('{{db}}', target.database).replaceAll('{{on_cluster}}', onCluster);
-    // A column added to a table (created by an earlier file) goes to its local part too, first.
+    // A column added to a table (created by an earlier file) goes to its local part too, first;
+    // a storage setting only to the local part (a Distributed table stores nothing).
+    if (cluster && /^ALTER TABLE \S+ .*\bMODIFY SETTING\b/s.test(r)) {
+      out.push(r.replace(/^ALTER TABLE (\S+)/, 'ALTER TABLE $1_local'));
+      continue;
+    }
     if (cluster && /^ALTER TABLE \S+ .*\bADD COLUMN\b/s.test(r))
       out.push(r.replace(/^ALTER TABLE (\S+)/, 'ALTER TABLE $1_local'));
     out.push(r);

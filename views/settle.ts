@@ -21,6 +21,7 @@
  * keeps the new row where the views still produce one and hides the others. The rows are the
  * views' own, so the tables answer exactly what the views answer at the settle's clock.
  */
+import { failpoint } from '../core/failpoints.ts';
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/client.ts';
 import { quote } from './settle-holders.ts';
@@ -132,6 +133,15 @@ async function dirtyVaults(store: Store, since: string): Promise<{ dirty: Dirty;
     const t = [r.t, r.now].sort()[0];
     if (t > seen) seen = t;
   }
+  // Nor past an insert the consumers have not completed (streams/insert-journal.ts): its raw rows
+  // may be stored without its views' deltas, and the settle that reads them once they are whole
+  // must find them dirty still.
+  const [p] = await store.query<{ first: string | null }>(
+    `SELECT toString(min(w) - toIntervalMillisecond(1)) AS first FROM (
+       SELECT argMax(done, ver) AS d, argMax(written_at, ver) AS w FROM ${db}.insert_journal GROUP BY slot
+     ) WHERE d = 0 HAVING count() > 0`,
+  );
+  if (p?.first && p.first < seen) seen = p.first;
   return { dirty, seen };
 }
 
@@ -214,6 +224,7 @@ export async function settleMetrics(store: Store): Promise<SettleResult> {
         { background: true },
       );
       ms[t.table] = performance.now() - t0;
+      failpoint('after-settle-table');
     }
   }
   if (
