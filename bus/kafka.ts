@@ -247,8 +247,12 @@ export class KafkaBus implements Bus {
     await this.connect();
     const out: Record<string, number[]> = {};
     try {
-      const committed = await this.admin.fetchOffsets({ groupId, topics });
-      for (const topic of topics) {
+      // A topic nobody has published to or subscribed yet does not exist: nothing to consume there.
+      const existing = new Set(await this.admin.listTopics());
+      for (const topic of topics) if (!existing.has(topic)) out[topic] = [];
+      const present = topics.filter((t) => existing.has(t));
+      const committed = present.length ? await this.admin.fetchOffsets({ groupId, topics: present }) : [];
+      for (const topic of present) {
         const ends = await this.admin.fetchTopicOffsets(topic);
         const mine = committed.find((t) => t.topic === topic)?.partitions ?? [];
         const lags: number[] = [];

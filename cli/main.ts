@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../core/config.ts';
 import { describeError } from '../core/errors.ts';
 import { ownerOf } from '../core/lock.ts';
@@ -66,24 +66,42 @@ async function withStore<T>(cfg: Config, fn: (store: Store) => Promise<T>): Prom
   }
 }
 
-function roleCommand(name: string, roles: Role[], description: string) {
-  program
-    .command(name)
-    .description(description)
-    .action(async () => {
-      const cfg = await config();
-      const log = await logger(cfg);
-      const { catchStopSignal, runRoles, runUntilSignal } = await import('./roles.ts');
-      const signal = catchStopSignal(log);
-      const running = await runRoles(cfg, roles, log);
-      await runUntilSignal(running, log, signal);
-    });
+const ROLES: readonly Role[] = ['ingest', 'streams', 'api'];
+
+/** `--roles streams,api`: the roles named, each once, in a known order. */
+function parseRoles(list: string): Role[] {
+  const names = list.split(',').map((r) => r.trim());
+  const unknown = names.filter((r) => !ROLES.includes(r as Role));
+  if (unknown.length || names.length === 0)
+    throw new InvalidArgumentError(
+      `roles are a comma-separated list of ${ROLES.join(', ')}; got ${JSON.stringify(list)}`,
+    );
+  return ROLES.filter((r) => names.includes(r));
+}
+
+function roleCommand(name: string, roles: Role[], description: string, choosable = false) {
+  const cmd = program.command(name).description(description);
+  if (choosable)
+    cmd.option(
+      '--roles <list>',
+      `run only these of ${ROLES.join(', ')} (e.g. streams,api: the consumers and the API over one embedded store, fed by ingesters elsewhere through Kafka)`,
+      parseRoles,
+    );
+  cmd.action(async (opts: { roles?: Role[] }) => {
+    const cfg = await config();
+    const log = await logger(cfg);
+    const { catchStopSignal, runRoles, runUntilSignal } = await import('./roles.ts');
+    const signal = catchStopSignal(log);
+    const running = await runRoles(cfg, opts.roles ?? roles, log);
+    await runUntilSignal(running, log, signal);
+  });
 }
 
 roleCommand(
   'start',
-  ['ingest', 'streams', 'api'],
-  'run every role in one process (embedded default: chDB + in-process bus)',
+  [...ROLES],
+  'run every role in one process (embedded default: chDB + in-process bus), or those --roles names',
+  true,
 );
 roleCommand('ingest', ['ingest'], 'run the ingesters: publish the registry and chain events to the bus');
 roleCommand('api', ['api'], 'run the HTTP API over the views');

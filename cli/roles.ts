@@ -34,9 +34,13 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Takes the embedded data directory when the config uses one (chDB store or in-process bus). */
-export function claimDataDir(cfg: Config): () => void {
-  if (cfg.store.url && cfg.bus.kind === 'kafka') return () => {};
+/**
+ * Takes the data directory when the process keeps state there: the embedded store or bus, or an
+ * ingester's checkpoints (`ingest`). Only a process on a ClickHouse server and Kafka with no
+ * ingester keeps none, and shares it.
+ */
+export function claimDataDir(cfg: Config, ingest = false): () => void {
+  if (cfg.store.url && cfg.bus.kind === 'kafka' && !ingest) return () => {};
   const dir = resolve(cfg.dataDir);
   const release = acquire(dir);
   if (!release)
@@ -77,7 +81,7 @@ async function withDevnet(
 }
 
 export async function runRoles(configured: Config, roles: Role[], log: Logger): Promise<Running> {
-  const release = claimDataDir(configured);
+  const release = claimDataDir(configured, roles.includes('ingest'));
   let cfg = configured;
   let devnet: Devnet | undefined;
   // Live backfill progress per chain (cli/progress.ts): bars on a terminal, else periodic log lines.
@@ -152,14 +156,46 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
     await processor.start();
     const { Settler } = await import('../views/settle.ts');
     const chains = evmProgress;
+    // Without an ingester here, the consumers catch up first: on what others published before they
+    // started (a restart's backlog, or everything, after a crash), as a backfill of this process.
+    let catchingUp = !chains;
+    if (catchingUp)
+      processor.drained().then(
+        () => {
+          catchingUp = false;
+          log.info('consumers caught up with what was published before they started');
+        },
+        () => undefined, // stopped first
+      );
     running.settler = new Settler(store, {
       intervalMs: cfg.streams.settleIntervalMs,
       log,
-      // Settles at most every 30 s while an EVM chain of this process backfills (views/settle.ts).
-      backfilling: chains && (() => chains().some((c) => c.phase === 'starting' || c.phase === 'backfill')),
+      // Settles at most every 30 s while an EVM chain of this process backfills, or the consumers
+      // catch up (views/settle.ts), and readiness waits for the settle after it.
+      backfilling: chains
+        ? () => chains().some((c) => c.phase === 'starting' || c.phase === 'backfill')
+        : () => catchingUp,
       drained: () => processor.drained(),
     });
     running.settler.start();
+  }
+  if (needsStore) {
+    // The consumer group's lag, for /metrics and, on Kafka, readiness, whichever process runs the
+    // consumers (streams/consumer-lag.ts).
+    const [{ ConsumerLag }, { consumedTopics }, { readConsumerLagWith }] = await Promise.all([
+      import('../streams/consumer-lag.ts'),
+      import('../streams/processor.ts'),
+      import('../core/metrics.ts'),
+    ]);
+    const lag = new ConsumerLag(bus, {
+      groupId: cfg.streams.groupId,
+      topics: consumedTopics(cfg.topicPrefix),
+    });
+    readConsumerLagWith(() => lag.read());
+    stoppers.push(async () => readConsumerLagWith(undefined));
+    const max = cfg.api.readiness.maxConsumerLag;
+    if (bus.kind === 'kafka')
+      readinessConditions.push({ name: 'consumers', reasons: () => lag.reasons(max) });
   }
   let stopApi = async () => {};
   if (store && roles.includes('api')) {
@@ -186,8 +222,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       settled: settler && (() => settler.caughtUp),
       progress: evmProgress,
       conditions: readinessConditions,
-      // Without an ingester here: the chains configured with an RPC (else every stored chain).
-      chainIds: () => (evmProgress ? [] : cfg.chains.filter((c) => c.rpcUrls.length).map((c) => c.chainId)),
+      // Without an ingester here: every configured chain, whoever ingests it (else every stored chain).
+      chainIds: () => (evmProgress ? [] : cfg.chains.map((c) => c.chainId)),
     });
     const busStatus = running.processor
       ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }

@@ -40,17 +40,27 @@ export const rpcCalls = new Counter({
   labelNames: ['chain', 'method'] as const,
   registers: [registry],
 });
+/** Reads the consumers' lag into the two gauges below when they are scraped (streams/consumer-lag.ts). */
+let consumerLagSource: (() => Promise<unknown>) | undefined;
+export function readConsumerLagWith(source: (() => Promise<unknown>) | undefined): void {
+  consumerLagSource = source;
+}
+async function collectConsumerLag(): Promise<void> {
+  await consumerLagSource?.().catch(() => undefined);
+}
 export const consumerLag = new Gauge({
   name: 'vaultstream_consumer_lag_messages',
-  help: 'Messages behind the partition end after the last batch (Kafka bus)',
+  help: "Messages the consumer group has not committed, per topic (full name) and partition: the partition's end minus the committed offset (Kafka bus)",
   labelNames: ['topic', 'partition'] as const,
   registers: [registry],
+  collect: collectConsumerLag,
 });
 export const consumerLagBytes = new Gauge({
   name: 'vaultstream_consumer_lag_bytes',
-  help: 'Bytes of log behind the partition end after the last batch (in-process bus: its offsets are byte positions)',
+  help: 'Bytes of log the consumer group has not committed, per topic (full name) and partition (in-process bus: its offsets are byte positions)',
   labelNames: ['topic', 'partition'] as const,
   registers: [registry],
+  collect: collectConsumerLag,
 });
 export const batchSeconds = new Histogram({
   name: 'vaultstream_batch_store_seconds',

@@ -76,6 +76,13 @@ export const apiSchema = z
       .object({
         /** `/readyz` is 503 when a chain's stored watermark is further behind its head than this. */
         maxLagSeconds: z.number().int().min(1).max(86_400).default(60),
+        /**
+         * Kafka bus: `/readyz` is 503 while the consumer group is more than this many messages
+         * behind on a topic (summed over its partitions), and, in a process running the consumers,
+         * until they have stored what was published before they started and the metrics tables
+         * have settled it.
+         */
+        maxConsumerLag: z.number().int().min(0).max(100_000_000).default(1000),
       })
       .prefault({}),
     buildTx: z

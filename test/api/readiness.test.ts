@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedDataVersion } from '../../api/data-version.ts';
-import { type ChainPhase, Readiness } from '../../api/readiness.ts';
+import { type ChainPhase, Readiness, type ReadinessCondition } from '../../api/readiness.ts';
 import type { Store } from '../../store/client.ts';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
 import { blockSequence } from '../support/events.ts';
@@ -40,6 +40,8 @@ let now = T * 1000;
 let progress: ChainPhase[] | undefined;
 /** What the process's own checks answer (migrations applied, metrics settled). */
 const own = { migrated: true, settled: true };
+/** What the process's roles add (api/readiness.ts ReadinessCondition). */
+const conditions: ReadinessCondition[] = [];
 let queries = 0;
 
 /** The harness's real store, counting the queries the readiness check sends. */
@@ -71,6 +73,7 @@ beforeAll(async () => {
         progress: () => progress ?? [],
         migrated: () => own.migrated,
         settled: () => own.settled,
+        conditions,
         clock: () => now,
       });
       const apiOnly = new Readiness({
@@ -166,6 +169,29 @@ describe('/readyz with the ingester in the process', () => {
       'metrics: the backfilled history is not settled into the metrics tables yet',
     ]);
     expect(r.body.chains.every((c: any) => c.ready)).toBe(true);
+  });
+
+  it("503 while a role's condition is not met, its reasons named; a check that fails is a reason too", async () => {
+    progress = [live(98866, STORED[98866]), live(1, STORED[1])];
+    conditions.push({
+      name: 'consumers',
+      reasons: () => ['vaultstream.transfers is 1500 messages behind (max 1000)'],
+    });
+    let r = await readyz(api);
+    expect(r.status).toBe(503);
+    expect(r.body.reasons).toEqual(['consumers: vaultstream.transfers is 1500 messages behind (max 1000)']);
+    conditions[0] = {
+      name: 'snapshots',
+      reasons: async () => {
+        throw new Error('disk gone');
+      },
+    };
+    r = await readyz(api);
+    expect(r.body.reasons).toEqual(['snapshots: check failed: disk gone']);
+    conditions[0] = { name: 'consumers', reasons: async () => [] };
+    r = await readyz(api);
+    expect(r.status, r.text).toBe(200);
+    conditions.length = 0;
   });
 
   it('a chain the store has never seen is not ready', async () => {

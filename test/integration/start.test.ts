@@ -78,7 +78,7 @@ describe('vaultstream start (embedded)', () => {
     // The in-process log's offsets are byte positions: its lag is in bytes, and says so.
     expect(status.consumer.lagUnit).toBe('bytes');
     expect(await (await fetch(`${url}/metrics`)).text()).toMatch(
-      /vaultstream_consumer_lag_bytes\{topic="registry",partition="\d+"\} 0/,
+      /vaultstream_consumer_lag_bytes\{topic="vaultstream.registry",partition="\d+"\} 0/,
     );
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/vaultstream_rows_inserted_total\{table="registry_raw"\} 3/);

@@ -26,6 +26,14 @@ describe('vaultstream CLI: operator mistakes', () => {
     expect(r.code).toBe(0);
   });
 
+  it('start --roles with a role that does not exist: an error listing the roles, nothing started', async () => {
+    const r = await runCli(['start', '--roles', 'streams,apis'], { VAULTSTREAM_DATA_DIR: join(dir, 'roles') });
+    expect(r.stderr.split('\n')[0]).toBe(
+      "error: option '--roles <list>' argument 'streams,apis' is invalid. roles are a comma-separated list of ingest, streams, api; got \"streams,apis\"",
+    );
+    expect(r.code).not.toBe(0);
+  });
+
   it('a missing --config file: CONFIG_NOT_FOUND with the path tried and how to choose one', async () => {
     const file = join(dir, 'nope.yaml');
     const r = await runCli(['--config', file, 'status']);
