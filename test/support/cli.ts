@@ -16,7 +16,7 @@ export interface CliResult {
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
-): { child: ChildProcess; done: Promise<CliResult>; stderr: () => string } {
+): { child: ChildProcess; done: Promise<CliResult>; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
@@ -29,7 +29,7 @@ export function spawnCli(
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
-  return { child, done, stderr: () => stderr };
+  return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
 
 /** `vaultstream ...` run to its end; killed and rejected after `timeoutMs`. */

@@ -1,9 +1,9 @@
 /**
  * A real Apache Kafka broker for the real-broker suites (test/integration/kafka-real*.test.ts):
- * one KRaft node in combined mode (broker + controller), run as `java kafka.Kafka` from the jars
- * scripts/install-kafka.sh puts in its cache (Kafka 3.9.1 from Maven Central, or
- * $VAULTSTREAM_KAFKA_VERSION), on free loopback
- * ports, its data in a temp dir. The mock cluster (test/support/kafka-broker.ts) stays for the fast
+ * one KRaft node in combined mode (broker + controller), run by scripts/run-kafka.sh (the
+ * operator's recipe, docs/operations.md) from the jars scripts/install-kafka.sh puts in its cache
+ * (Kafka 3.9.1 from Maven Central, or $VAULTSTREAM_KAFKA_VERSION), on free loopback ports, its
+ * config and data in a temp dir. The mock cluster (test/support/kafka-broker.ts) stays for the fast
  * unit suites; this one speaks Kafka's own CreateTopics, group coordinator and storage.
  *
  * The broker can be stopped (SIGTERM: a controlled shutdown, or SIGKILL) and started again on the
@@ -12,8 +12,7 @@
  * reaches end of file, which the kernel delivers when this process dies).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -23,6 +22,8 @@ import { freePort } from '../../devnet/anvil.ts';
 import { ROOT } from './cli.ts';
 
 const INSTALL_SCRIPT = join(ROOT, 'scripts', 'install-kafka.sh');
+/** The operator's broker (docs/operations.md): the suites run the same script, config and all. */
+const RUN_SCRIPT = join(ROOT, 'scripts', 'run-kafka.sh');
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -86,90 +87,12 @@ const WRAPPER =
   '{ cat <&3 >/dev/null; kill -9 $a 2>/dev/null; } & w=$!; exec 3<&-; ' +
   'wait $a; s=$?; kill $w 2>/dev/null; exit $s';
 
-/** Kafka's cluster ids are 16 random bytes in URL-safe base64; one starting with '-' breaks CLIs. */
-function clusterId(): string {
-  for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (!id.startsWith('-')) return id;
-  }
-}
-
-function serverProperties(dataDir: string, port: number, controllerPort: number): string {
-  return [
-    'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
-    'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'inter.broker.listener.name=PLAINTEXT',
-    `log.dirs=${dataDir}`,
-    // A single node: the internal topics' default replication factor (3) would leave
-    // __consumer_offsets uncreated and every group without a coordinator.
-    'offsets.topic.replication.factor=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    // Fewer internal partitions than the default 50: a faster first group join, same semantics.
-    'offsets.topic.num.partitions=8',
-    // The first member of a new group joins at once instead of after 3 s.
-    'group.initial.rebalance.delay.ms=0',
-    // After a SIGKILL the restarted broker cannot register until the controller expires the dead
-    // one's session: 4 s instead of 9 s (heartbeats every second instead of every 2 s).
-    'broker.session.timeout.ms=4000',
-    'broker.heartbeat.interval.ms=1000',
-    '',
-  ].join('\n');
-}
-
-const LOG4J = [
-  'log4j.rootLogger=WARN, stderr',
-  'log4j.appender.stderr=org.apache.log4j.ConsoleAppender',
-  'log4j.appender.stderr.Target=System.err',
-  'log4j.appender.stderr.layout=org.apache.log4j.PatternLayout',
-  'log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n',
-  // The readiness line: "[KafkaRaftServer nodeId=1] Kafka Server started".
-  'log4j.logger.kafka.server.KafkaRaftServer=INFO',
-  '',
-].join('\n');
-
-/** The same for Kafka 4.x, which logs through log4j 2. */
-const LOG4J2 = [
-  'appender.stderr.type=Console',
-  'appender.stderr.name=STDERR',
-  'appender.stderr.target=SYSTEM_ERR',
-  'appender.stderr.layout.type=PatternLayout',
-  'appender.stderr.layout.pattern=[%d] %p %m (%c)%n',
-  'rootLogger.level=warn',
-  'rootLogger.appenderRef.stderr.ref=STDERR',
-  'logger.started.name=kafka.server.KafkaRaftServer',
-  'logger.started.level=info',
-  '',
-].join('\n');
-
 /** Starts a single-node KRaft broker on free loopback ports with an empty data dir. */
 export async function startRealKafka(): Promise<RealKafka> {
   const { home, problem } = kafkaHome();
   if (!home) throw new Error(`cannot run the Kafka broker: ${problem}`);
-  const classpath = join(home, 'lib', '*');
   const dir = mkdtempSync(join(tmpdir(), 'vs-kafka-real-'));
-  const dataDir = join(dir, 'data');
-  const config = join(dir, 'server.properties');
-  const log4j = join(dir, 'log4j.properties');
-  const log4j2 = join(dir, 'log4j2.properties');
-  writeFileSync(log4j, LOG4J);
-  writeFileSync(log4j2, LOG4J2);
-  const jvm = [
-    '-Xms128m',
-    '-Xmx512m',
-    '-XX:+UseSerialGC',
-    '-XX:TieredStopAtLevel=1',
-    '-Djava.awt.headless=true',
-    `-Dlog4j.configuration=file:${log4j}`,
-    `-Dlog4j2.configurationFile=${log4j2}`,
-    '-cp',
-    classpath,
-  ];
+  let ports: [number, number] = [0, 0];
 
   let port = 0;
   let tail = '';
@@ -182,7 +105,8 @@ export async function startRealKafka(): Promise<RealKafka> {
 
   const launch = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const c = spawn('/bin/sh', ['-c', WRAPPER, 'java', ...jvm, 'kafka.Kafka', config], {
+      const args = ['--dir', dir, '--port', String(ports[0]), '--controller-port', String(ports[1])];
+      const c = spawn('/bin/sh', ['-c', WRAPPER, 'bash', RUN_SCRIPT, ...args], {
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });
@@ -215,7 +139,7 @@ export async function startRealKafka(): Promise<RealKafka> {
       let recent = '';
       const onStderr = (d: Buffer) => {
         recent = (recent + d.toString()).slice(-400);
-        if (!recent.includes('Kafka Server started')) return;
+        if (!recent.includes('kafka: serving on')) return;
         c.stderr?.off('data', onStderr);
         done();
         resolve();
@@ -227,21 +151,11 @@ export async function startRealKafka(): Promise<RealKafka> {
   // Another process may take a probed port before the broker binds it: retry with new ones.
   let lastError: unknown;
   for (let attempt = 0; attempt < 4 && port === 0; attempt++) {
-    const [p, controllerPort] = [await freePort(), await freePort()];
-    rmSync(dataDir, { recursive: true, force: true });
-    writeFileSync(config, serverProperties(dataDir, p, controllerPort));
-    const format = spawnSync(
-      'java',
-      [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', config],
-      { encoding: 'utf8' },
-    );
-    if (format.status !== 0) {
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`kafka storage format failed: ${format.stderr || format.stdout}`);
-    }
+    ports = [await freePort(), await freePort()];
+    rmSync(join(dir, 'data'), { recursive: true, force: true });
     try {
       await launch();
-      port = p;
+      port = ports[0];
     } catch (err) {
       lastError = err;
       await exited;
