@@ -1110,6 +1110,19 @@ export const nestVaultAbi = [
   },
   {
     inputs: [
+      { internalType: 'uint256', name: 'requested', type: 'uint256' },
+      { internalType: 'uint256', name: 'pending', type: 'uint256' },
+    ],
+    name: 'InsufficientPending',
+    type: 'error',
+  },
+  {
+    inputs: [{ internalType: 'address', name: 'controller', type: 'address' }],
+    name: 'NoPendingRedeem',
+    type: 'error',
+  },
+  {
+    inputs: [
       { internalType: 'address', name: 'caller', type: 'address' },
       { internalType: 'address', name: 'controller', type: 'address' },
     ],
@@ -1121,6 +1134,8 @@ export const nestVaultAbi = [
     name: 'Unauthorized',
     type: 'error',
   },
+  { inputs: [], name: 'ZeroAmount', type: 'error' },
+  { inputs: [], name: 'ZeroPayout', type: 'error' },
   {
     anonymous: false,
     inputs: [
@@ -1184,6 +1199,18 @@ export const nestVaultAbi = [
       { indexed: false, internalType: 'uint256', name: 'shares', type: 'uint256' },
     ],
     name: 'RedeemRequest',
+    type: 'event',
+  },
+  {
+    anonymous: false,
+    inputs: [
+      { indexed: false, internalType: 'address', name: 'controller', type: 'address' },
+      { indexed: false, internalType: 'address', name: 'receiver', type: 'address' },
+      { indexed: false, internalType: 'address', name: 'caller', type: 'address' },
+      { indexed: false, internalType: 'uint256', name: 'oldShares', type: 'uint256' },
+      { indexed: false, internalType: 'uint256', name: 'newShares', type: 'uint256' },
+    ],
+    name: 'RedeemUpdated',
     type: 'event',
   },
   {
@@ -1353,6 +1380,13 @@ export const nestVaultAbi = [
     type: 'function',
   },
   {
+    inputs: [{ internalType: 'address', name: 'controller', type: 'address' }],
+    name: 'maxWithdraw',
+    outputs: [{ internalType: 'uint256', name: '', type: 'uint256' }],
+    stateMutability: 'view',
+    type: 'function',
+  },
+  {
     inputs: [],
     name: 'operatorRegistry',
     outputs: [{ internalType: 'contract OperatorRegistry', name: '', type: 'address' }],
@@ -1455,6 +1489,28 @@ export const nestVaultAbi = [
     name: 'totalPendingShares',
     outputs: [{ internalType: 'uint256', name: '', type: 'uint256' }],
     stateMutability: 'view',
+    type: 'function',
+  },
+  {
+    inputs: [
+      { internalType: 'uint256', name: 'newShares', type: 'uint256' },
+      { internalType: 'address', name: 'controller', type: 'address' },
+      { internalType: 'address', name: 'receiver', type: 'address' },
+    ],
+    name: 'updateRedeem',
+    outputs: [],
+    stateMutability: 'nonpayable',
+    type: 'function',
+  },
+  {
+    inputs: [
+      { internalType: 'uint256', name: 'assets', type: 'uint256' },
+      { internalType: 'address', name: 'receiver', type: 'address' },
+      { internalType: 'address', name: 'controller', type: 'address' },
+    ],
+    name: 'withdraw',
+    outputs: [{ internalType: 'uint256', name: 'shares', type: 'uint256' }],
+    stateMutability: 'nonpayable',
     type: 'function',
   },
 ] as const satisfies Abi;

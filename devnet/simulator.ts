@@ -14,18 +14,10 @@ import type { DevnetAddresses, VaultSpec } from './deploy.ts';
 import { bridgeOut, deliverBridged } from './sim/bridge-actions.ts';
 import { SimChain } from './sim/chain.ts';
 import { holderWithShares, part, type SimContext, type VaultState } from './sim/context.ts';
-import {
-  instantRedeem,
-  nestDeposit,
-  nestRequestRedeem,
-  queueRequest,
-  tellerDeposit,
-  transfer,
-} from './sim/holder-actions.ts';
+import { recordContractViews } from './sim/contract-views.ts';
+import { nestDeposit, queueRequest, tellerDeposit, transfer } from './sim/holder-actions.ts';
 import {
   claimFees,
-  claimRedemptions,
-  fulfillRedemptions,
   type HubAccountantState,
   mintFlow,
   operatorChange,
@@ -34,8 +26,15 @@ import {
   solveRequests,
   updateRate,
 } from './sim/keeper-actions.ts';
+import {
+  claimRedemptions,
+  fulfillRedemptions,
+  instantRedeem,
+  nestRequestRedeem,
+  nestUpdateRedeem,
+} from './sim/nest-actions.ts';
 import { Rng } from './sim/rng.ts';
-import { GroundTruth } from './sim/truth.ts';
+import { GroundTruth, utcDay } from './sim/truth.ts';
 import { raiseYieldRates, setupYieldAssets, strategistMove } from './sim/yield-actions.ts';
 import type { SolanaSim } from './solana/sim.ts';
 
@@ -93,7 +92,8 @@ const ACTIONS: [Action, number][] = [
   [transfer, 3],
   [(c, v) => queueRequest(c, v, false), 1.5],
   [(c, v) => queueRequest(c, v, true), 0.7],
-  [nestRequestRedeem, 1],
+  [nestRequestRedeem, 1.2],
+  [nestUpdateRedeem, 0.4],
   [instantRedeem, 0.7],
   [roleChange, 0.5],
   [(c) => operatorChange(c), 0.7],
@@ -138,10 +138,12 @@ async function simulateDay(ctx: SimContext, day0: number, pauseToday: boolean): 
   ctx.chain.travelTo(day0 + 21 * 3_600);
   if (yieldRng) for (const v of ctx.vaults) await strategistMove(ctx, v, yieldRng);
   ctx.chain.travelTo(day0 + 22 * 3_600);
-  await claimRedemptions(ctx);
+  await claimRedemptions(ctx, 0.6);
   await deliverBridged(ctx);
   if (Math.floor(day0 / DAY) % 7 === 6) for (const v of ctx.vaults) await claimFees(ctx, v);
   ctx.truth.expire(ctx.chain.chainId, day0 + DAY);
+  // The day's last block is mined: the contracts' own numbers at the end of the day.
+  await recordContractViews(ctx, utcDay(day0));
 }
 
 /** Transfers of the share between Solana holders (0-2, from the Solana side's own random stream). */
@@ -273,10 +275,11 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
         if (ctx.solana) await solanaTransfers(ctx, ctx.chain.now());
         await solveRequests(ctx, 0.3);
         await fulfillRedemptions(ctx, 0.3);
-        await claimRedemptions(ctx);
+        await claimRedemptions(ctx, 0.6);
         await deliverBridged(ctx);
         ctx.truth.expire(ctx.chain.chainId, ctx.chain.now());
         await ctx.chain.endTick();
+        await recordContractViews(ctx);
       }),
     );
     truth.write(opts.truthFile);
@@ -304,7 +307,12 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
         await Promise.all(contexts.map((ctx) => simulateDay(ctx, day0, ctx.primary && day0 === pauseDay)));
         opts.onDay?.(day, opts.backfillDays);
       }
-      await Promise.all(contexts.map((ctx) => ctx.chain.goLive(Math.floor(clock() / 1000))));
+      await Promise.all(
+        contexts.map(async (ctx) => {
+          await ctx.chain.goLive(Math.floor(clock() / 1000));
+          await recordContractViews(ctx);
+        }),
+      );
       truth.write(opts.truthFile);
       log.info({ days: opts.backfillDays, actions: truth.toJSON().actions }, 'devnet: backfill written');
     },

@@ -17,6 +17,7 @@
 import {
   type Abi,
   type Address,
+  type ContractFunctionParameters,
   createPublicClient,
   createTestClient,
   encodeFunctionData,
@@ -279,16 +280,35 @@ export class SimChain {
     };
   }
 
-  /** A view call on the latest state (the block being filled is mined first). */
   /** Closes the connection to the node. */
   async close(): Promise<void> {
     const transport = this.pub.transport as { getRpcClient?: () => Promise<{ close(): void }> };
     (await transport.getRpcClient?.())?.close();
   }
 
+  /** A view call on the latest state (the block being filled is mined first). */
   async read<T>(address: Address, abi: Abi, functionName: string, args: unknown[] = []): Promise<T> {
     await this.flush();
     return (await this.pub.readContract({ address, abi, functionName, args } as never)) as T;
+  }
+
+  /**
+   * View calls on the latest block's state in one Multicall3 call at `multicall` (the block being
+   * filled is mined first): that block, its time and the results, in order; any revert throws.
+   */
+  async readAll(
+    multicall: Address,
+    calls: ContractFunctionParameters[],
+  ): Promise<{ block: bigint; time: number; results: unknown[] }> {
+    await this.flush();
+    const head = await this.pub.getBlock();
+    const results = await this.pub.multicall({
+      contracts: calls,
+      multicallAddress: multicall,
+      allowFailure: false,
+      blockNumber: head.number,
+    });
+    return { block: head.number, time: Number(head.timestamp), results: results as unknown[] };
   }
 
   async snapshot(): Promise<Hex> {

@@ -1,7 +1,7 @@
 /**
  * Simulator actions of vault holders: deposits (both teller families and the
- * NestVault), transfers, atomic-queue requests, ERC-7540 redemption requests and
- * instant redemptions. Each books its effect in the ground truth from the
+ * NestVault), transfers and atomic-queue requests (the ERC-7540 ones are in
+ * devnet/sim/nest-actions.ts). Each books its effect in the ground truth from the
  * simulator's own arithmetic (the contracts' formulas on the rate it set).
  */
 import type { Address } from 'viem';
@@ -111,60 +111,4 @@ export async function queueRequest(ctx: SimContext, v: VaultState, shortDeadline
     state: 'open',
   });
   ctx.truth.did('queueRequest', tx.timestamp);
-}
-
-/** An ERC-7540 request: the shares move into the NestVault's escrow. */
-export async function nestRequestRedeem(ctx: SimContext, v: VaultState): Promise<void> {
-  const chainId = ctx.chain.chainId;
-  const pending = new Set(
-    ctx.truth.nestRedemptions
-      .filter((r) => r.chainId === chainId && r.nestVault === v.addrs.nestVault && r.state !== 'claimed')
-      .map((r) => r.controller),
-  );
-  const candidates = ctx.holders.filter(
-    (h) => !pending.has(h.address) && ctx.truth.balanceOf(chainId, v.addrs.share, h.address) > 0n,
-  );
-  if (!candidates.length) return;
-  const who = ctx.rng.pick(candidates);
-  const shares = part(ctx.truth.balanceOf(chainId, v.addrs.share, who.address), ctx.rng.int(10, 30));
-  await ctx.chain.send(who, v.addrs.share, boringVaultAbi, 'approve', [v.addrs.nestVault, shares]);
-  const tx = await ctx.chain.send(who, v.addrs.nestVault, nestVaultAbi, 'requestRedeem', [
-    shares,
-    who.address,
-    who.address,
-  ]);
-  ctx.truth.move(chainId, v.addrs.share, who.address, v.addrs.nestVault, shares);
-  ctx.truth.nestRedemptions.push({
-    chainId,
-    nestVault: v.addrs.nestVault,
-    controller: who.address,
-    shares: shares.toString(),
-    requestedAt: tx.timestamp,
-    state: 'pending',
-  });
-  ctx.truth.did('nestRequestRedeem', tx.timestamp);
-}
-
-/** Burns shares for assets at once, less the instant-redemption fee (the vault is topped up first). */
-export async function instantRedeem(ctx: SimContext, v: VaultState): Promise<void> {
-  const who = holderWithShares(ctx, v);
-  if (!who) return;
-  const chainId = ctx.chain.chainId;
-  const shares = part(ctx.truth.balanceOf(chainId, v.addrs.share, who.address), ctx.rng.int(5, 20));
-  const assets = (shares * v.rate) / ONE;
-  await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'mint', [v.addrs.nestVault, assets]);
-  const tx = await ctx.chain.send(who, v.addrs.nestVault, nestVaultAbi, 'instantRedeem', [
-    shares,
-    who.address,
-    who.address,
-  ]);
-  ctx.truth.move(chainId, v.addrs.share, who.address, null, shares);
-  ctx.truth.fee(
-    chainId,
-    v.addrs.share,
-    tx.timestamp,
-    'instantRedemption',
-    feeOf('instantRedemption', assets),
-  );
-  ctx.truth.did('instantRedeem', tx.timestamp);
 }

@@ -1,7 +1,8 @@
 /**
- * Simulator actions of the operators: the queue solver, the NestVault keeper and
- * the RedeemOperator, rate updates (one of which pauses), fee claims, role and
- * operator changes, the mint flow, and the one-off setup after deployment.
+ * Simulator actions of the operators: the queue solver, rate updates (one of which
+ * pauses), fee claims, role and operator changes, the mint flow, and the one-off setup
+ * after deployment (the NestVault keeper and the RedeemOperator are in
+ * devnet/sim/nest-actions.ts).
  */
 import { type Hex, parseEventLogs } from 'viem';
 import {
@@ -12,7 +13,6 @@ import {
   nestHubAccountantAbi,
   nestVaultAbi,
   operatorRegistryAbi,
-  redeemOperatorAbi,
   relayerAbi,
   rolesAuthorityAbi,
   shareOftAbi,
@@ -225,50 +225,6 @@ async function redeemSolverShares(ctx: SimContext, share: `0x${string}`, shares:
   ]);
   ctx.truth.move(ctx.chain.chainId, share, ctx.deployer.address, null, shares);
   ctx.truth.did('bulkWithdraw', tx.timestamp);
-}
-
-/** The keeper fulfils pending NestVault requests with probability `p` (the escrowed shares are burnt). */
-export async function fulfillRedemptions(ctx: SimContext, p: number): Promise<void> {
-  for (const r of ctx.truth.nestRedemptions) {
-    if (r.chainId !== ctx.chain.chainId || r.state !== 'pending' || !ctx.rng.chance(p)) continue;
-    const v = ctx.vaults.find((x) => x.addrs.nestVault === r.nestVault);
-    if (!v) continue;
-    const shares = BigInt(r.shares);
-    const assets = (shares * v.rate) / ONE;
-    const fee = feeOf('redemption', assets);
-    await ctx.chain.send(ctx.deployer, ctx.addrs.asset, mockUsdcAbi, 'mint', [r.nestVault, assets]);
-    const tx = await ctx.chain.send(ctx.deployer, r.nestVault, nestVaultAbi, 'fulfillRedeem', [
-      r.controller,
-      shares,
-    ]);
-    ctx.truth.move(ctx.chain.chainId, v.addrs.share, r.nestVault, null, shares);
-    ctx.truth.fee(ctx.chain.chainId, v.addrs.share, tx.timestamp, 'redemption', fee);
-    Object.assign(r, { state: 'claimable', assets: (assets - fee).toString() });
-    ctx.truth.did('nestFulfill', tx.timestamp);
-  }
-}
-
-/** Claims fulfilled requests: through the RedeemOperator when the controller approved it on the registry, else by the controller. */
-export async function claimRedemptions(ctx: SimContext): Promise<void> {
-  for (const r of ctx.truth.nestRedemptions) {
-    if (r.chainId !== ctx.chain.chainId || r.state !== 'claimable') continue;
-    const holder = ctx.holders.find((h) => h.address === r.controller);
-    if (!holder) continue;
-    const viaOperator = ctx.truth.isOperator(ctx.chain.chainId, r.controller, ctx.addrs.redeemOperator);
-    const tx = viaOperator
-      ? await ctx.chain.send(ctx.deployer, ctx.addrs.redeemOperator, redeemOperatorAbi, 'redeem', [
-          r.nestVault,
-          r.controller,
-          BigInt(r.shares),
-        ])
-      : await ctx.chain.send(holder, r.nestVault, nestVaultAbi, 'redeem', [
-          BigInt(r.shares),
-          r.controller,
-          r.controller,
-        ]);
-    Object.assign(r, { state: 'claimed', claimedBy: viaOperator ? ctx.addrs.redeemOperator : r.controller });
-    ctx.truth.did(viaOperator ? 'nestClaimByOperator' : 'nestClaim', tx.timestamp);
-  }
 }
 
 /** Claims the accountant's fees owed (amount as the chain accrued it, from the FeesClaimed log) and the NestVault's fees. */

@@ -42,15 +42,62 @@ export interface AtomicRequestTruth {
   wantReceived?: string;
 }
 
-export interface NestRedemptionTruth {
+/** One ERC-7540 action on a NestVault, as the simulator sent it (in the order it happened on its chain). */
+export interface NestEventTruth {
+  chainId: number;
+  nestVault: Address;
+  /**
+   * `request`: shares added to the controller's pending request; `fulfil`: pending shares moved
+   * to claimable; `decrease`: `updateRedeem` lowered the pending shares by `shares`; `claim`:
+   * claimable shares and assets paid out (`redeem` or `withdraw`).
+   */
+  kind: 'request' | 'fulfil' | 'decrease' | 'claim';
+  controller: Address;
+  /** The sender: the owner (request), the keeper (fulfil), the controller or the RedeemOperator. */
+  by: Address;
+  shares: string;
+  /** fulfil: the assets credited as claimable (after the redemption fee); claim: the assets paid. */
+  assets?: string;
+  at: number;
+}
+
+/** A controller's ERC-7540 state on one NestVault as the simulator books it (non-zero ones only). */
+export interface NestControllerTruth {
   chainId: number;
   nestVault: Address;
   controller: Address;
-  shares: string;
-  requestedAt: number;
-  state: 'pending' | 'claimable' | 'claimed';
-  assets?: string;
-  claimedBy?: Address;
+  /** `pendingRedeemRequest(0, controller)`. */
+  pending: string;
+  /** `claimableRedeemRequest(0, controller)`. */
+  claimableShares: string;
+  /** `maxWithdraw(controller)`: the assets the claimable shares pay. */
+  claimableAssets: string;
+}
+
+/** What one vault's deployed contracts answer at one block (devnet/sim/contract-views.ts). */
+export interface VaultViewsTruth {
+  share: Address;
+  /** The accountant's `getRate()`. */
+  rate: string;
+  /** The accountant's `feesOwedInBase`. */
+  feesOwed: string;
+  /** The NestVault's `totalPendingShares()`. */
+  totalPendingShares: string;
+  /** The NestVault's `claimableFees(f)` for f = 0 (instant redemption), 1 (deposit), 2 (redemption). */
+  claimableFees: string[];
+  /** controller -> its ERC-7540 state read from the NestVault (controllers whose three numbers are 0 left out). */
+  controllers: Record<string, { pending: string; claimableShares: string; claimableAssets: string }>;
+}
+
+/** The contracts' own view functions read at one block of a chain: a simulated day's last block, or the head. */
+export interface ContractViewsTruth {
+  chainId: number;
+  /** The UTC day whose last block this is, and that block's time; both absent for the head (its block
+   * carries the wall clock, which would make the truth of a seed differ from run to run). */
+  day?: string;
+  time?: number;
+  block: string;
+  vaults: VaultViewsTruth[];
 }
 
 export interface BridgeTruth {
@@ -113,7 +160,14 @@ export interface GroundTruthJson {
   pauses: { chainId: number; share: Address; at: number; rate: string; unpausedAt?: number }[];
   fees: { chainId: number; share: Address; day: string; kind: FeeKind; amount: string }[];
   atomicRequests: AtomicRequestTruth[];
-  nestRedemptions: NestRedemptionTruth[];
+  /** ERC-7540 actions on the NestVaults, and each controller's state as the simulator books it. */
+  nestEvents: NestEventTruth[];
+  nestControllers: NestControllerTruth[];
+  /**
+   * Read from the deployed contracts (not the simulator's book): each chain's state at the last
+   * block of every simulated day, and at its head (after the backfill and after every live tick).
+   */
+  contractViews: { days: ContractViewsTruth[]; head: ContractViewsTruth[] };
   /** Latest state per (chain, authority, user, role). */
   roles: {
     chainId: number;

@@ -11,9 +11,11 @@ import { compositionApyTruth } from './composition-apy.ts';
 import type {
   AtomicRequestTruth,
   BridgeTruth,
+  ContractViewsTruth,
   FeeKind,
   GroundTruthJson,
-  NestRedemptionTruth,
+  NestControllerTruth,
+  NestEventTruth,
   SolanaTruthJson,
 } from './truth-json.ts';
 
@@ -22,12 +24,22 @@ export type {
   AtomicRequestTruth,
   BridgeTruth,
   CompositionApyTruth,
+  ContractViewsTruth,
   FeeKind,
   GroundTruthJson,
   MintFlowTruth,
-  NestRedemptionTruth,
+  NestControllerTruth,
+  NestEventTruth,
   SolanaTruthJson,
+  VaultViewsTruth,
 } from './truth-json.ts';
+
+/** A controller's ERC-7540 state in the simulator's book (raw share and asset units). */
+export interface NestState {
+  pending: bigint;
+  claimableShares: bigint;
+  claimableAssets: bigint;
+}
 
 /** `obj[k0][k1]...[kn] = value`, creating the intermediate objects. */
 function setPath(obj: Record<string, unknown>, keys: string[], value: string): void {
@@ -59,7 +71,14 @@ export class GroundTruth {
   readonly pauses: GroundTruthJson['pauses'] = [];
   readonly fees: GroundTruthJson['fees'] = [];
   readonly atomicRequests: AtomicRequestTruth[] = [];
-  readonly nestRedemptions: NestRedemptionTruth[] = [];
+  readonly nestEvents: NestEventTruth[] = [];
+  private readonly nest = new Map<
+    string,
+    NestState & { chainId: number; nestVault: Address; controller: Address }
+  >();
+  /** Per chain, the contracts' views at every simulated day's last block, and at the head. */
+  private readonly viewDays: ContractViewsTruth[] = [];
+  private readonly viewHeads = new Map<number, ContractViewsTruth>();
   readonly bridges: BridgeTruth[] = [];
   readonly reorgs: GroundTruthJson['reorgs'] = [];
   private readonly actions = new Map<string, number>();
@@ -151,6 +170,28 @@ export class GroundTruth {
     return this.operators.get(`${chainId}|${controller}|${operator}`)?.enabled ?? false;
   }
 
+  /** The booked ERC-7540 state of `controller` on `nestVault` (created empty): actions update it in place. */
+  nestState(chainId: number, nestVault: Address, controller: Address): NestState {
+    const key = `${chainId}|${nestVault}|${controller}`;
+    let s = this.nest.get(key);
+    if (!s) {
+      s = { chainId, nestVault, controller, pending: 0n, claimableShares: 0n, claimableAssets: 0n };
+      this.nest.set(key, s);
+    }
+    return s;
+  }
+
+  /** The controllers of `nestVault` on `chainId` with their booked state. */
+  nestControllersOf(chainId: number, nestVault: Address): (NestState & { controller: Address })[] {
+    return [...this.nest.values()].filter((s) => s.chainId === chainId && s.nestVault === nestVault);
+  }
+
+  /** The contracts' views read at a day's last block (`views.day` set) or at the head. */
+  contractViews(views: ContractViewsTruth): void {
+    if (views.day) this.viewDays.push(views);
+    else this.viewHeads.set(views.chainId, views);
+  }
+
   /** Marks open atomic requests whose deadline is before `now` as expired. */
   expire(chainId: number, now: number): void {
     for (const r of this.atomicRequests)
@@ -203,7 +244,22 @@ export class GroundTruth {
       pauses: byChain(this.pauses),
       fees: byChain(this.fees),
       atomicRequests: byChain(this.atomicRequests),
-      nestRedemptions: byChain(this.nestRedemptions),
+      nestEvents: byChain(this.nestEvents),
+      nestControllers: byChain(
+        [...this.nest.values()]
+          .filter((s) => s.pending || s.claimableShares || s.claimableAssets)
+          .map(
+            (s): NestControllerTruth => ({
+              chainId: s.chainId,
+              nestVault: s.nestVault,
+              controller: s.controller,
+              pending: s.pending.toString(),
+              claimableShares: s.claimableShares.toString(),
+              claimableAssets: s.claimableAssets.toString(),
+            }),
+          ),
+      ),
+      contractViews: { days: byChain(this.viewDays), head: byChain([...this.viewHeads.values()]) },
       roles: byChain([...this.roles.values()]),
       operators: byChain([...this.operators.values()]),
       bridges: [...this.bridges].sort((a, b) => a.srcChainId - b.srcChainId),

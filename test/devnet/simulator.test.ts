@@ -80,7 +80,13 @@ describe('devnet simulator', () => {
       'queueSolve',
       'bulkWithdraw',
       'nestRequestRedeem',
+      'nestRequestAdded',
+      'nestUpdateRedeem',
       'nestFulfill',
+      'nestFulfillPart',
+      'nestClaim',
+      'nestClaimByOperator',
+      'nestWithdraw',
       'instantRedeem',
       'roleChange',
       'operatorChange',
@@ -93,7 +99,9 @@ describe('devnet simulator', () => {
       'bridgeIn',
     ])
       expect(truth.actions[a], a).toBeGreaterThan(0);
-    expect((truth.actions.nestClaim ?? 0) + (truth.actions.nestClaimByOperator ?? 0)).toBeGreaterThan(0);
+    // Some fulfilled shares are left claimable at the end, and some requests pending.
+    expect(truth.nestControllers.some((x) => x.claimableShares !== '0')).toBe(true);
+    expect(truth.nestControllers.some((x) => x.pending !== '0')).toBe(true);
     expect(truth.atomicRequests.some((r) => r.state === 'expired')).toBe(true);
     expect(truth.atomicRequests.some((r) => r.state === 'fulfilled')).toBe(true);
     expect(truth.to - truth.from).toBeGreaterThanOrEqual(DAYS * 86_400 - 86_400);
@@ -193,30 +201,85 @@ describe('devnet simulator', () => {
     for (const chainId of truth.chainIds) {
       const c = client(chainId);
       for (const v of devnet.addresses.vaults) {
-        const mine = truth.nestRedemptions.filter(
-          (r) => r.chainId === chainId && r.nestVault === v.nestVault,
+        // The simulator's book of every controller equals the NestVault's own views at the head.
+        const head = truth.contractViews.head.find((h) => h.chainId === chainId);
+        const views = head?.vaults.find((x) => x.share === v.share);
+        expect(views, `${chainId} head views`).toBeDefined();
+        const book = truth.nestControllers.filter(
+          (x) => x.chainId === chainId && x.nestVault === v.nestVault,
         );
-        for (const controller of new Set(mine.map((r) => r.controller))) {
-          const sum = (state: string) =>
-            mine
-              .filter((r) => r.controller === controller && r.state === state)
-              .reduce((s, r) => s + BigInt(r.shares), 0n);
-          expect(
-            await c.readContract({
-              address: v.nestVault,
-              abi: abis.nestVaultAbi,
-              functionName: 'pendingRedeemRequest',
-              args: [0n, controller],
-            }),
-          ).toBe(sum('pending'));
-          expect(
-            await c.readContract({
-              address: v.nestVault,
-              abi: abis.nestVaultAbi,
-              functionName: 'claimableRedeemRequest',
-              args: [0n, controller],
-            }),
-          ).toBe(sum('claimable'));
+        for (const h of Array.from({ length: 9 }, (_, i) => anvilAccount(i + 1).address)) {
+          const read = async (functionName: string, args: unknown[]) =>
+            String(
+              await c.readContract({
+                address: v.nestVault,
+                abi: abis.nestVaultAbi,
+                functionName,
+                args,
+              } as never),
+            );
+          const onChain = {
+            pending: await read('pendingRedeemRequest', [0n, h]),
+            claimableShares: await read('claimableRedeemRequest', [0n, h]),
+            claimableAssets: await read('maxWithdraw', [h]),
+          };
+          const b = book.find((x) => x.controller === h);
+          const booked = {
+            pending: b?.pending ?? '0',
+            claimableShares: b?.claimableShares ?? '0',
+            claimableAssets: b?.claimableAssets ?? '0',
+          };
+          expect(booked, `${chainId} ${v.nestVault} ${h} booked`).toEqual(onChain);
+          const zero = { pending: '0', claimableShares: '0', claimableAssets: '0' };
+          expect(views?.controllers[h] ?? zero, `${chainId} ${v.nestVault} ${h} head views`).toEqual(onChain);
+        }
+        expect(views?.totalPendingShares).toBe(book.reduce((s, x) => s + BigInt(x.pending), 0n).toString());
+        // Each day's views equal the booked events replayed up to that day's end.
+        const events = truth.nestEvents.filter((e) => e.chainId === chainId && e.nestVault === v.nestVault);
+        const days = truth.contractViews.days.filter((d) => d.chainId === chainId);
+        expect(days.map((d) => d.day)).toHaveLength(DAYS);
+        for (const d of days) {
+          const state = new Map<
+            string,
+            { pending: bigint; claimableShares: bigint; claimableAssets: bigint }
+          >();
+          for (const e of events.filter((x) => x.at <= (d.time as number))) {
+            const st = state.get(e.controller) ?? { pending: 0n, claimableShares: 0n, claimableAssets: 0n };
+            const [n, assets] = [BigInt(e.shares), BigInt(e.assets ?? '0')];
+            if (e.kind === 'request') st.pending += n;
+            else if (e.kind === 'decrease') st.pending -= n;
+            else if (e.kind === 'fulfil')
+              Object.assign(st, {
+                pending: st.pending - n,
+                claimableShares: st.claimableShares + n,
+                claimableAssets: st.claimableAssets + assets,
+              });
+            else
+              Object.assign(st, {
+                claimableShares: st.claimableShares - n,
+                claimableAssets: st.claimableAssets - assets,
+              });
+            state.set(e.controller, st);
+          }
+          const replayed = Object.fromEntries(
+            [...state]
+              .filter(([, x]) => x.pending || x.claimableShares || x.claimableAssets)
+              .map(([k, x]) => [
+                k,
+                {
+                  pending: String(x.pending),
+                  claimableShares: String(x.claimableShares),
+                  claimableAssets: String(x.claimableAssets),
+                },
+              ]),
+          );
+          const dayViews = d.vaults.find((x) => x.share === v.share);
+          expect(dayViews?.controllers, `${chainId} ${v.nestVault} ${d.day}`).toEqual(replayed);
+          // The day's rate is the last one the simulator set on or before it.
+          const set = Object.entries(truth.closePrices[chainId][v.share]).filter(
+            ([day]) => day <= (d.day as string),
+          );
+          expect(dayViews?.rate, `${chainId} ${v.share} ${d.day} rate`).toBe(set.at(-1)?.[1]);
         }
         for (const [kind, id] of [
           ['instantRedemption', 0],
@@ -226,6 +289,18 @@ describe('devnet simulator', () => {
           const booked = truth.fees
             .filter((f) => f.chainId === chainId && f.share === v.share && f.kind === kind)
             .reduce((s, f) => s + BigInt(f.amount), 0n);
+          if (kind === 'instantRedemption') {
+            // Nest pays the instant-redemption fee to the share at once: nothing becomes claimable.
+            const logs = await c.getLogs({
+              address: v.nestVault,
+              event: getAbiItem({ abi: abis.nestVaultAbi, name: 'InstantRedeem' }),
+              fromBlock: 0n,
+            });
+            expect(
+              logs.reduce((s, l) => s + (l.args.assets as bigint) - (l.args.postFeeAmount as bigint), 0n),
+            ).toBe(booked);
+            expect(booked, `${chainId} instant-redemption fees booked`).toBeGreaterThan(0n);
+          }
           const claimable = await c.readContract({
             address: v.nestVault,
             abi: abis.nestVaultAbi,
@@ -241,7 +316,7 @@ describe('devnet simulator', () => {
           expect(
             claimable + claimed.reduce((s, l) => s + (l.args.amount as bigint), 0n),
             `${chainId} ${kind}`,
-          ).toBe(booked);
+          ).toBe(kind === 'instantRedemption' ? 0n : booked);
         }
         const feeLogs = await c.getLogs({
           address: v.accountant,

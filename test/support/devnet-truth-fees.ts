@@ -13,8 +13,11 @@ export function feesByDay(truth: GroundTruthJson, v: TruthVault, kind: FeeKind):
   return out;
 }
 
-/** NestVault fee kinds: the fees the NestVault keeps until the weekly `claimFees`. */
-const NEST_FEE_KINDS: FeeKind[] = ['deposit', 'instantRedemption', 'redemption'];
+/**
+ * NestVault fee kinds: the fees the NestVault keeps until the weekly `claimFees` (the
+ * instant-redemption fee goes to the share at once, as Nest's NestVault pays it: never claimed).
+ */
+const NEST_FEE_KINDS: FeeKind[] = ['deposit', 'redemption'];
 
 /**
  * Whether the simulator claims fees at the end of `day` (devnet/simulator.ts

@@ -174,14 +174,14 @@ export function timedActivity(truth: GroundTruthJson, v: TruthVault): TimedActiv
         createdAt: r.requestedAt,
       });
   const nestVault = lc(truth.addresses.vaults[v.index].nestVault);
-  for (const r of truth.nestRedemptions)
-    if (lc(r.nestVault) === nestVault)
+  for (const e of truth.nestEvents)
+    if (lc(e.nestVault) === nestVault && e.kind === 'request')
       out.push({
         type: 'REDEEM_REQUEST',
-        chainId: r.chainId,
-        user: lc(r.controller),
-        shares: units(BigInt(r.shares)),
-        createdAt: r.requestedAt,
+        chainId: e.chainId,
+        user: lc(e.by),
+        shares: units(BigInt(e.shares)),
+        createdAt: e.at,
       });
   if (v.index === 0)
     for (const b of truth.bridges) {
