@@ -20,6 +20,22 @@ export const ACTIVITY_KINDS = [
   'BRIDGE_IN',
   'BRIDGE_OUT',
 ] as const;
+/**
+ * A redemption record's kind: an AtomicQueue's REQUEST (the request with its new amount), FILL
+ * (always whole) and CANCEL; an ERC-7540 vault's (NestVault) REDEEM_REQUEST (shares added to the
+ * controller's pending request), REDEEM_FULFILLED (pending shares made claimable, with their
+ * assets), REDEEM_DECREASED (pending shares taken off by updateRedeem) and REDEEM_CLAIMED
+ * (claimable shares and assets paid out).
+ */
+export const REDEMPTION_KINDS = [
+  'REQUEST',
+  'FILL',
+  'CANCEL',
+  'REDEEM_REQUEST',
+  'REDEEM_FULFILLED',
+  'REDEEM_DECREASED',
+  'REDEEM_CLAIMED',
+] as const;
 export const FEE_KINDS = [
   'MANAGEMENT',
   'PERFORMANCE',
@@ -189,7 +205,7 @@ const redemptions = defineFamily({
     ...CHAIN,
     vault: k.slug,
     queue: k.account,
-    kind: k.oneOf(['REQUEST', 'FILL', 'CANCEL']),
+    kind: k.oneOf(REDEMPTION_KINDS),
     requestId: k.plain(z.string().min(1).max(200), 'norm'),
     user: k.account,
     offerToken: k.account,
@@ -198,6 +214,7 @@ const redemptions = defineFamily({
     minPrice: k.uint256,
     wantDecimals: k.decimals,
     deadline: k.plain(z.number().int().nonnegative(), 'time'),
+    assets: k.withDefault(k.uint256, '0'),
   },
 });
 

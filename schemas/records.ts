@@ -43,7 +43,12 @@ export type TransferRecord = Omit<z.infer<typeof transferRecord>, 'transactionIn
 export type ActivityRecord = z.infer<typeof activityRecord>;
 export type RateRecord = z.infer<typeof rateRecord>;
 export type FeeRecord = z.infer<typeof feeRecord>;
-export type RedemptionRecord = z.infer<typeof redemptionRecord>;
+/**
+ * A redemption as producers write it: `assets` (added in redemptions.v2, for the ERC-7540
+ * kinds) may be left out, and the codec writes its Avro default, '0'.
+ */
+export type RedemptionRecord = Omit<z.infer<typeof redemptionRecord>, 'assets'> &
+  Partial<Pick<z.infer<typeof redemptionRecord>, 'assets'>>;
 export type RoleRecord = z.infer<typeof roleRecord>;
 export type OperatorRecord = z.infer<typeof operatorRecord>;
 export type FeeRateRecord = z.infer<typeof feeRateRecord>;

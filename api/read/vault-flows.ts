@@ -8,7 +8,7 @@ import type { Store } from '../../store/client.ts';
 import type { RegistryVault } from './registry.ts';
 import { SHORT_READ } from './short-read.ts';
 
-/** Open redemption requests of a vault: shares (e18 tokens) and their USD value (e18). */
+/** Pending redemptions of a vault: shares (e18 tokens) and their USD value (e18). */
 export interface PendingRedemptions {
   sharesE18: bigint;
   valueE18: bigint;
@@ -40,10 +40,12 @@ export const volumeSql = (db: string) =>
    ) GROUP BY vault`;
 
 /**
- * The open redemption requests per vault of {slugs} (rows of kind 'pending', `a` the shares e18,
- * `b` their value e18): not filled or cancelled, deadline after {now}, as `pending_redemptions` gives them, settled into `metrics_pending_redemptions` (the
- * deadline is compared here with the API clock): shares decimal-adjusted, and their value at the
- * current share price, truncated once per chain.
+ * The pending redemptions per vault of {slugs} (rows of kind 'pending', `a` the shares e18, `b`
+ * their value e18), as `pending_redemptions` gives them, settled into
+ * `metrics_pending_redemptions`: the AtomicQueue requests not filled or cancelled whose deadline
+ * is after {now} (compared here with the API clock) and each ERC-7540 controller's
+ * pendingRedeemRequest (no deadline); shares decimal-adjusted, and their value at the current
+ * share price, truncated once per chain.
  */
 export const pendingSql = (db: string) =>
   `SELECT vault, 'pending' AS kind, toString(sum(shares_e18)) AS a, toString(sum(value_e18)) AS b FROM (

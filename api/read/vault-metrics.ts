@@ -12,8 +12,9 @@
  * - `liquidFunds`, `liquidFundsRange`: the `vault_liquidity_daily` row of today (through
  *   `metrics_vault_daily`), except with `liveLiquidity=true` (see `liveLiquidE18`);
  * - `pendingRedemptions`, `pendingRedemptionsValue` and `shortfall` = max(0,
- *   pendingRedemptionsValue - liquidFunds): the requests open at the API clock
- *   (api/read/vault-flows.ts), against those liquid funds.
+ *   pendingRedemptionsValue - liquidFunds): the redemptions pending at the API clock (the open
+ *   AtomicQueue requests and the ERC-7540 controllers' pendingRedeemRequest;
+ *   api/read/vault-flows.ts), against those liquid funds.
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
  * `baseAsset` and `roles` never reach a response.
  */

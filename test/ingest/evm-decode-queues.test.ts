@@ -61,6 +61,8 @@ describe('EVM decoding and mapping', () => {
       offerToken: A.share,
       wantToken: A.usdc,
       wantDecimals: 6,
+      // redemptions.v2: an AtomicQueue row's assets are 0 (the ERC-7540 kinds use them).
+      assets: '0',
     };
     expect(records).toEqual([
       {
@@ -168,7 +170,7 @@ describe('EVM decoding and mapping', () => {
     ]);
   });
 
-  it('maps NestVault deposits, redeem requests, fills, instant redemptions with their fee, and claims', () => {
+  it('maps NestVault deposits, redeem requests, fills, decreases, instant redemptions with their fee, and claims', () => {
     const { records } = run([
       logOf(
         A.nestVault,
@@ -190,8 +192,14 @@ describe('EVM decoding and mapping', () => {
       ),
       logOf(
         A.nestVault,
+        ev(abis.nestVaultEvents, 'RedeemUpdated'),
+        { controller: alice, receiver: alice, caller: alice, oldShares: 300n, newShares: 100n },
+        at(3, 1),
+      ),
+      logOf(
+        A.nestVault,
         ev(abis.nestVaultEvents, 'Withdraw'),
-        { caller: alice, receiver: alice, controller: alice, assets: 505n, shares: 500n },
+        { caller: bob, receiver: alice, controller: alice, assets: 505n, shares: 500n },
         at(4, 0),
       ),
       logOf(
@@ -217,9 +225,13 @@ describe('EVM decoding and mapping', () => {
     expect(brief).toEqual([
       ['activity', 'DEPOSIT', bob, '990', '1000'],
       ['activity', 'REDEEM_REQUEST', alice, '500', '0'],
-      ['redemptions', 'REQUEST', alice, '500', '0'],
-      ['redemptions', 'FILL', alice, '500', String((505n * 10n ** 6n) / 500n)],
+      // ERC-7540: each event as it changes the controller's state (assets: fulfilled and claimed).
+      ['redemptions', 'REDEEM_REQUEST', alice, '500', '0'],
+      ['redemptions', 'REDEEM_FULFILLED', alice, '500', '500'],
       ['fees', 'REDEMPTION', A.usdc, '5', undefined],
+      ['redemptions', 'REDEEM_DECREASED', alice, '200', '0'],
+      // A claim by an operator (bob) is the controller's.
+      ['redemptions', 'REDEEM_CLAIMED', alice, '500', '505'],
       ['activity', 'WITHDRAW', alice, '500', '505'],
       ['activity', 'INSTANT_REDEEM', bob, '100', '99'],
       ['fees', 'INSTANT_REDEMPTION', A.usdc, '2', undefined],

@@ -244,31 +244,43 @@ describe('EVM ingest end to end on the devnet', () => {
     );
     expect(roles.at(-1)?.txHash).toBe(tx('role'));
 
-    // Redemptions: NestVault request and fill; AtomicQueue request, request+cancel (Nucleus), fill (Veda).
+    // Redemptions: NestVault request, fill and claim; AtomicQueue request, request+cancel (Nucleus), fill (Veda).
     const redemptions = await read('redemptions');
     const qid = (share: Hex) => `${lc(alice.address)}:${lc(share)}:${usdc}`;
     expect(
       redemptions.map((r) =>
-        pick(r, ['vault', 'queue', 'kind', 'requestId', 'amount', 'minPrice', 'txHash']),
+        pick(r, ['vault', 'queue', 'kind', 'requestId', 'amount', 'minPrice', 'assets', 'txHash']),
       ),
     ).toEqual([
       {
         vault: 'v0',
         queue: lc(v0.nestVault),
-        kind: 'REQUEST',
+        kind: 'REDEEM_REQUEST',
         requestId: lc(alice.address),
         amount: '10000000',
         minPrice: '0',
+        assets: '0',
         txHash: tx('nestRequest'),
       },
       {
         vault: 'v0',
         queue: lc(v0.nestVault),
-        kind: 'FILL',
+        kind: 'REDEEM_FULFILLED',
         requestId: lc(alice.address),
         amount: '10000000',
-        minPrice: '1000000',
+        minPrice: '0',
+        assets: '10000000',
         txHash: tx('nestFulfill'),
+      },
+      {
+        vault: 'v0',
+        queue: lc(v0.nestVault),
+        kind: 'REDEEM_CLAIMED',
+        requestId: lc(alice.address),
+        amount: '10000000',
+        minPrice: '0',
+        assets: '10000000',
+        txHash: tx('nestClaim'),
       },
       {
         vault: 'v0',
@@ -277,6 +289,7 @@ describe('EVM ingest end to end on the devnet', () => {
         requestId: qid(v0.share),
         amount: '20000000',
         minPrice: '1000500',
+        assets: '0',
         txHash: tx('request'),
       },
       {
@@ -286,6 +299,7 @@ describe('EVM ingest end to end on the devnet', () => {
         requestId: qid(v1.share),
         amount: '5000000',
         minPrice: '1000500',
+        assets: '0',
         txHash: tx('request1'),
       },
       {
@@ -295,6 +309,7 @@ describe('EVM ingest end to end on the devnet', () => {
         requestId: qid(v1.share),
         amount: '0',
         minPrice: '1000500',
+        assets: '0',
         txHash: tx('cancel1'),
       },
       {
@@ -304,6 +319,7 @@ describe('EVM ingest end to end on the devnet', () => {
         requestId: qid(v0.share),
         amount: '20000000',
         minPrice: '1000500',
+        assets: '0',
         txHash: tx('solve'),
       },
     ]);

@@ -180,6 +180,36 @@ describe('the settled metrics tables equal their views', () => {
     before = after;
   });
 
+  it('after ERC-7540 requests that add up, a part fulfilled, then the rest taken off (metrics_pending_redemptions)', async () => {
+    const controller = '0x00000000000000000000000000000000000000c7';
+    const event = (n: number, kind: string, amount: number, assets = 0) => ({
+      ...ev('sa', 98866, TODAY - 3000 + n, 0, `7540-${n}`),
+      queue: '0x00000000000000000000000000000000000000e7',
+      kind,
+      request_id: controller,
+      user: controller,
+      offer_token: `0x${'7a'.repeat(20)}`,
+      want_token: USDC,
+      amount: String(amount),
+      min_price: '0',
+      want_decimals: 6,
+      deadline: 4_294_967_295,
+      assets: String(assets),
+    });
+    await store.insert('redemptions_raw', [
+      event(1, 'REDEEM_REQUEST', 3_000_000),
+      event(2, 'REDEEM_REQUEST', 4_000_000),
+      event(3, 'REDEEM_FULFILLED', 2_500_000, 2_480_000),
+    ]);
+    const pending = await expectSettledEqualsViews();
+    expect(pending).toContain(`|${controller}|`);
+    expect(pending).toContain('|4500000|');
+    await store.insert('redemptions_raw', [event(4, 'REDEEM_DECREASED', 4_500_000)]);
+    const after = await expectSettledEqualsViews();
+    expect(after).not.toContain(`|${controller}|`);
+    before = after;
+  });
+
   it('after deposits and withdrawals, one of them retracted (metrics_volume, the head)', async () => {
     const activity = (t: number, kind: string, assets: number, removed = 0, id?: string, n?: number) => {
       const e = ev('sa', 98866, t, removed, id);

@@ -1,3 +1,6 @@
+-- The AtomicQueue's rules: one request per (user, offer, want) whose latest update holds its amount,
+-- filled whole or cancelled (an update to zero). ERC-7540 redemptions follow the standard's
+-- rules instead (erc7540_redemption_history).
 CREATE OR REPLACE VIEW {{db}}.redemption_requests {{on_cluster}} AS
 SELECT vault, chain_id, queue, request_id,
   argMaxIf(amount, (block_number, log_index), kind = 'REQUEST') AS amount,
@@ -11,9 +14,9 @@ SELECT vault, chain_id, queue, request_id,
   maxIf((block_number, log_index), kind = 'CANCEL') AS last_cancel_pos,
   multiIf(last_cancel_pos > last_request_pos, 'cancelled', last_fill_pos > last_request_pos, 'filled',
     amount = 0, 'cancelled', deadline <= now('UTC'), 'expired', 'open') AS state
-FROM {{db}}.redemptions_raw FINAL WHERE removed = 0
+FROM {{db}}.redemptions_raw FINAL WHERE removed = 0 AND kind IN ('REQUEST', 'FILL', 'CANCEL')
 GROUP BY vault, chain_id, queue, request_id
-COMMENT 'Latest state of each redemption request: open, filled, cancelled or expired (deadline passed, unfilled)';
+COMMENT 'Latest state of each AtomicQueue redemption request: open, filled, cancelled or expired (deadline passed, unfilled); ERC-7540 redemptions are in erc7540_redemptions';
 ALTER TABLE {{db}}.redemption_requests {{on_cluster}} COMMENT COLUMN vault 'Vault slug';
 ALTER TABLE {{db}}.redemption_requests {{on_cluster}} COMMENT COLUMN chain_id 'Chain of the queue';
 ALTER TABLE {{db}}.redemption_requests {{on_cluster}} COMMENT COLUMN queue 'Queue contract address';
