@@ -25,6 +25,7 @@ import { ENDPOINTS } from './http/endpoints.ts';
 import { createHttpKit, type HttpKit } from './http/kit.ts';
 import type { EndpointKey } from './http/responses.ts';
 import type { Readiness } from './readiness.ts';
+import type { SnapshotLink } from './snapshot-readiness.ts';
 import { pipelineStatus } from './status.ts';
 
 /** Handlers by endpoint key; each is given the request and `D` (production: `HandlerDeps`). */
@@ -123,6 +124,8 @@ export interface ApiDeps {
   status?: () => Promise<StatusBody>;
   /** The `/metrics` text (default: the process registry's). */
   metrics?: () => Promise<string>;
+  /** Where the API's snapshots report to readiness (api/snapshot-readiness.ts). */
+  snapshots?: SnapshotLink;
 }
 
 /** `/status`'s body: the pipeline's state and the ingesters' progress. */
@@ -160,6 +163,8 @@ export function createApp(deps: ApiDeps): Koa {
         log,
         mintFlow: deps.mintFlow,
         dataVersion: deps.dataVersion,
+        readiness: deps.readiness,
+        snapshots: deps.snapshots,
       };
       const snapshots = tokenHolderSnapshotsOf(handlerDeps); // builds the first GET /token-holders snapshot now
       close = () => snapshots.close();

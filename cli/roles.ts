@@ -199,12 +199,20 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   }
   let stopApi = async () => {};
   if (store && roles.includes('api')) {
-    const [{ createApp, listen, closeServer, statusBody }, { Readiness }, { pacedVersion }] =
-      await Promise.all([
-        import('../api/server.ts'),
-        import('../api/readiness.ts'),
-        import('../api/data-version.ts'),
-      ]);
+    const [
+      { createApp, listen, closeServer, statusBody },
+      { Readiness },
+      { pacedVersion },
+      { SnapshotReadiness },
+    ] = await Promise.all([
+      import('../api/server.ts'),
+      import('../api/readiness.ts'),
+      import('../api/data-version.ts'),
+      import('../api/snapshot-readiness.ts'),
+    ]);
+    // The API's snapshots (token holders) hold the data the process is ready with (api/snapshot-readiness.ts).
+    const snapshots = new SnapshotReadiness();
+    readinessConditions.push(...snapshots.conditions);
     const processor = running.processor;
     const settler = running.settler;
     // In one process the consumers bump the version as batches land, and a settle of the metrics
@@ -215,7 +223,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
           intervalMs: cfg.api.cache.versionIntervalMs,
         })
       : await storedVersion(store, cfg.api.cache.versionIntervalMs, log);
-    const readiness = new Readiness({
+    const checked = new Readiness({
       store,
       maxLagSeconds: cfg.api.readiness.maxLagSeconds,
       migrated: () => ready,
@@ -225,6 +233,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       // Without an ingester here: every configured chain, whoever ingests it (else every stored chain).
       chainIds: () => (evmProgress ? [] : cfg.chains.map((c) => c.chainId)),
     });
+    const readiness = snapshots.watching(checked);
     const busStatus = running.processor
       ? { bus, groupId: cfg.streams.groupId, topics: running.processor.topics }
       : undefined;
@@ -238,6 +247,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         log,
         dataVersion,
         readiness,
+        snapshots,
         mintFlow,
         status: () => statusBody({ store, bus: busStatus, ingestProgress }),
         // Only a pipeline goes below the API: in the API-only role the main thread runs its reads.
@@ -255,6 +265,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         dataVersion,
         log,
         readiness,
+        snapshots,
         mintFlow,
         ingestProgress,
         bus: busStatus,

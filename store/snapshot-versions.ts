@@ -12,6 +12,9 @@
  *   `keepWarmMs`) after a data-version change (at most one build per `minGapMs`, one at a
  *   time) and before a snapshot gets old enough for another process's stale sweep
  *   (store/snapshots.ts) to drop it.
+ * - `refresh()` asks for a build of the data stored by then whether or not a request asked or the
+ *   version moved (readiness does, once the data is complete: api/snapshot-readiness.ts);
+ *   `onCurrent` is told of each snapshot that becomes the one served.
  */
 import { VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -55,6 +58,8 @@ export interface SnapshotVersionsOptions<S extends BuildingSnapshot> {
   keepWarmMs?: number;
   /** A snapshot older than this is rebuilt even if the version is unchanged (default 30 min). */
   maxAgeMs?: number;
+  /** Told of each snapshot that becomes current (the one served), with when its build began. */
+  onCurrent?: (snapshot: S, built: { version: string; builtAtMs: number }) => void;
 }
 
 /** Older snapshots are not served: the sweep of tables left by crashes drops them after an hour. */
@@ -84,6 +89,9 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
   private closed = false;
   private lastWantedMs: number;
   private lastFailedMs = Number.NEGATIVE_INFINITY;
+  /** Builds begun, and how many had begun at the latest `refresh()` (a build must begin after it). */
+  private begun = 0;
+  private refreshAt = -1;
   private timer: NodeJS.Timeout | undefined;
   private poller: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
@@ -106,6 +114,21 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
     this.build().complete.catch(() => undefined);
     this.poller ??= setInterval(() => this.poll(), this.opts.pollMs ?? 1_000);
     this.poller.unref();
+  }
+
+  /**
+   * Builds the data stored now, even if no request asked and the data version did not move: a
+   * build that begins after this call (after the one in flight, and `minGapMs` after the last one
+   * began) becomes the current snapshot.
+   */
+  refresh(): void {
+    this.refreshAt = this.begun;
+    this.schedule();
+  }
+
+  /** A `refresh()` no build has begun after yet. */
+  private refreshDue(): boolean {
+    return this.begun <= this.refreshAt;
   }
 
   /** Stops watching; the snapshots stay until superseded or swept. */
@@ -190,7 +213,7 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.current && !this.outdated(this.current)) return;
+      if (this.current && !this.outdated(this.current) && !this.refreshDue()) return;
       this.build().complete.catch(() => undefined);
     }, wait);
     this.timer.unref();
@@ -205,6 +228,8 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
     });
     const complete = this.runBuild(readable).finally(() => {
       this.building = undefined;
+      // A refresh asked while this build ran wants the data stored after it began.
+      if (this.refreshDue() && !this.closed) this.schedule();
     });
     // A build that fails before it is readable fails its waiting readers too.
     const build: Build<S> = { readable: Promise.race([whenReadable, complete]), complete };
@@ -216,6 +241,7 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
   private async runBuild(readable: (e: Entry<S>) => void): Promise<Entry<S>> {
     const { log, name } = this.opts;
     this.lastStartMs = this.clock();
+    this.begun++;
     const version = this.versionNow();
     let entry: Entry<S> | undefined;
     try {
@@ -229,6 +255,11 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
       this.filling = undefined;
       const previous = this.current;
       this.current = entry;
+      try {
+        this.opts.onCurrent?.(entry.snapshot, { version, builtAtMs });
+      } catch (err) {
+        log.warn({ err }, `${name} snapshot: onCurrent failed`);
+      }
       if (previous) {
         previous.retired = true;
         await this.dropIfUnused(previous);

@@ -22,6 +22,7 @@ import { snapshotTokenHolders, type TokenHolderSnapshot } from '../read/holders-
 import { topHolders } from '../read/holders-top.ts';
 import { loadRegistry } from '../read/registry.ts';
 import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
+import { TOKEN_HOLDERS_SNAPSHOT } from '../snapshot-readiness.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
 /** A token-holders snapshot and the oldest chain watermark (unix seconds, or null) read before it. */
@@ -36,7 +37,7 @@ const perApi = new WeakMap<object, TokenHolderSnapshots>();
  * the deps object): the first call starts the first build. `overrides` are for tests.
  */
 export function tokenHolderSnapshotsOf(
-  deps: Pick<HandlerDeps, 'store' | 'config' | 'log' | 'dataVersion'>,
+  deps: Pick<HandlerDeps, 'store' | 'config' | 'log' | 'dataVersion' | 'snapshots'>,
   overrides: Partial<SnapshotVersionsOptions<WatermarkedSnapshot>> = {},
 ): TokenHolderSnapshots {
   let s = perApi.get(deps);
@@ -57,9 +58,13 @@ export function tokenHolderSnapshotsOf(
       sweep: async (inUse) => {
         await dropStaleSnapshots(store, { keep: inUse.map((x) => x.table.split('.').pop() as string) });
       },
+      // Readiness waits for a snapshot of the data it is ready with (api/snapshot-readiness.ts).
+      onCurrent: (_, { builtAtMs }) => deps.snapshots?.built({ name: TOKEN_HOLDERS_SNAPSHOT, builtAtMs }),
       ...overrides,
     });
     perApi.set(deps, s);
+    const set = s;
+    deps.snapshots?.onRefresh(TOKEN_HOLDERS_SNAPSHOT, () => set.refresh());
     s.start();
   }
   return s;

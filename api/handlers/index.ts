@@ -5,10 +5,12 @@ import { feesHandlers } from './fees.ts';
 import { historyHandlers } from './history.ts';
 import { holdersHandlers } from './holders.ts';
 import { mintHandlers } from './mint.ts';
+import { untilBuilt } from './not-built.ts';
 import type { HandlerMap } from './types.ts';
 import { vaultsHandlers } from './vaults.ts';
 
-export const HANDLERS: HandlerMap = {
+/** Until the process is first ready, the endpoints whose data is not built answer 503 (not-built.ts). */
+export const HANDLERS: HandlerMap = untilBuilt({
   ...vaultsHandlers,
   ...historyHandlers,
   ...holdersHandlers,
@@ -16,4 +18,4 @@ export const HANDLERS: HandlerMap = {
   ...feesHandlers,
   ...mintHandlers,
   ...buildtxHandlers,
-};
+});

@@ -10,6 +10,8 @@ import type { Logger } from '../../core/log.ts';
 import type { Store } from '../../store/client.ts';
 import type { HttpKit } from '../http/kit.ts';
 import type { EndpointKey } from '../http/responses.ts';
+import type { Readiness } from '../readiness.ts';
+import type { SnapshotLink } from '../snapshot-readiness.ts';
 
 export interface HandlerDeps {
   store: Store;
@@ -23,6 +25,10 @@ export interface HandlerDeps {
   dataVersion?: () => number | string;
   /** On-demand mint-flow lookup of an unknown signature (the tracker); absent = unknown is 404. */
   mintFlow?: { lookup(signature: string): Promise<'tracked' | 'not_flow'> };
+  /** `/readyz`'s check: until the process is first ready, endpoints whose data it waits for answer 503 (api/handlers/not-built.ts). */
+  readiness?: Pick<Readiness, 'check'>;
+  /** Where the snapshots report to readiness (api/snapshot-readiness.ts); absent in stand-in apps. */
+  snapshots?: SnapshotLink;
 }
 
 /** Handles one endpoint: validates its inputs (api/http/params.ts) and answers. */

@@ -19,6 +19,8 @@ export const API_ERROR_CODES = [
   'SIMULATION_REVERTED',
   'RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
+  // Before the process is first ready: the data an endpoint serves is not built yet (api/handlers/not-built.ts).
+  'NOT_READY',
   'NOT_IMPLEMENTED',
   'INTERNAL',
   // Refused before routing (api/http/edges.ts).
@@ -40,6 +42,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   SIMULATION_REVERTED: 422,
   RATE_LIMITED: 429,
   UPSTREAM_UNAVAILABLE: 503,
+  NOT_READY: 503,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
   BAD_REQUEST: 400,

@@ -65,8 +65,9 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; codes
   500: { name: 'Internal', description: 'A fault in the service: `{ error, code }`.', codes: ['INTERNAL'] },
   503: {
     name: 'Unavailable',
-    description: 'A data source needed for the answer is down; retry later.',
-    codes: ['UPSTREAM_UNAVAILABLE'],
+    description:
+      'A data source needed for the answer is down (`UPSTREAM_UNAVAILABLE`), or the service is not ready yet and the data the endpoint serves is not built (`NOT_READY`, `details.reasons` says why); retry later.',
+    codes: ['UPSTREAM_UNAVAILABLE', 'NOT_READY'],
   },
 };
 

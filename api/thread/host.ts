@@ -2,7 +2,8 @@
  * Starts the HTTP API on a thread of its own (`api.thread: worker`, docs/architecture.md#the-apis-thread)
  * and serves it what stays on the main thread: the store (chDB allows one session per process),
  * readiness, `/status` (the bus and the ingesters), the mint-flow lookup and the main registry's
- * metrics, over a MessagePort (api/thread/rpc.ts). The data version is sent whenever it changes.
+ * metrics, over a MessagePort (api/thread/rpc.ts). The data version is sent whenever it changes;
+ * the thread's snapshots report to readiness and are asked to rebuild over the same port.
  */
 import type { AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
@@ -14,6 +15,7 @@ import type { Store } from '../../store/client.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
 import type { HandlerDeps } from '../handlers/types.ts';
 import type { Readiness } from '../readiness.ts';
+import type { SnapshotBuilt, SnapshotLink } from '../snapshot-readiness.ts';
 import { relayLog } from './log.ts';
 import { Peer } from './rpc.ts';
 import { storeMethods } from './store-proxy.ts';
@@ -49,6 +51,8 @@ export interface ApiThreadOptions {
   readiness: Pick<Readiness, 'check'>;
   status: () => Promise<StatusBody>;
   mintFlow?: HandlerDeps['mintFlow'];
+  /** Readiness's side of the API's snapshots (api/snapshot-readiness.ts). */
+  snapshots?: SnapshotLink;
   /**
    * Once the thread listens, the rest of the process runs at this nice value (core/priority.ts):
    * `api.pipelineNice` where this process runs the pipeline, 0 where the main thread only serves
@@ -96,6 +100,11 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
       opts.mintFlow ? opts.mintFlow.lookup(signature as string) : Promise.resolve('not_flow'),
   });
   peer.onNote('log', (line) => relayLog(opts.log, line));
+  // The API's snapshots and readiness (api/snapshot-readiness.ts): what became current, and how to rebuild.
+  peer.onNote('snapshot.built', (s) => opts.snapshots?.built(s as SnapshotBuilt));
+  peer.onNote('snapshot.watch', (name) =>
+    opts.snapshots?.onRefresh(name as string, () => peer.notify('snapshot.refresh', name)),
+  );
   let started = false;
   let stopped = false;
   let dead = false;

@@ -14,6 +14,7 @@ import { threadId } from '../../core/priority.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
 import type { ReadinessReport } from '../readiness.ts';
 import { closeServer, createApp, listen } from '../server.ts';
+import type { SnapshotLink } from '../snapshot-readiness.ts';
 import type { ApiThreadData } from './host.ts';
 import { threadLogger } from './log.ts';
 import { Peer } from './rpc.ts';
@@ -36,7 +37,18 @@ peer.onNote('version', (v) => {
   version = v as string;
 });
 const log = threadLogger(peer, data.logLevel);
+// This thread's snapshots and the main thread's readiness (api/snapshot-readiness.ts, api/thread/host.ts).
+const refreshers = new Map<string, () => void>();
+peer.onNote('snapshot.refresh', (name) => refreshers.get(name as string)?.());
+const snapshots: SnapshotLink = {
+  built: (s) => peer.notify('snapshot.built', s),
+  onRefresh: (name, refresh) => {
+    refreshers.set(name, refresh);
+    peer.notify('snapshot.watch', name);
+  },
+};
 const app = createApp({
+  snapshots,
   store: storeProxy(peer, data.store),
   config: data.config,
   dataVersion: () => version,

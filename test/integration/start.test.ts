@@ -49,6 +49,23 @@ function apiUrl(log: () => string): Promise<string> {
   );
 }
 
+/**
+ * `/readyz` once it answers 200. Ready comes a probe or two after the API listens: once the rest
+ * is ready, the token-holders snapshot is built again from the data stored by then
+ * (api/snapshot-readiness.ts).
+ */
+function untilReady(url: string): Promise<any> {
+  return vi.waitFor(
+    async () => {
+      const res = await fetch(`${url}/readyz`);
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body.reasons)).toBe(200);
+      return body;
+    },
+    { timeout: 30_000, interval: 200 },
+  );
+}
+
 describe('vaultstream start (embedded)', () => {
   it('serves /livez, /readyz, /metrics and /status with the registry stored, then drains on SIGTERM', async () => {
     child = spawn(process.execPath, [join(ROOT, 'bin', 'vaultstream.mjs'), 'start'], {
@@ -60,7 +77,7 @@ describe('vaultstream start (embedded)', () => {
     child.stderr!.on('data', (d) => (log += d));
     const url = await apiUrl(() => log);
     expect((await fetch(`${url}/livez`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', reasons: [] });
+    expect(await untilReady(url)).toMatchObject({ status: 'ready', reasons: [] });
     const status = await vi.waitFor(
       async () => {
         const s = await (await fetch(`${url}/status`)).json();
@@ -114,7 +131,7 @@ describe('vaultstream start (embedded)', () => {
     let log = '';
     proc.stderr!.on('data', (d) => (log += d));
     const url = await apiUrl(() => log);
-    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    await untilReady(url);
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
     proc.kill('SIGINT');
     // npm's copy arrives once this process has taken the terminal's (two signals sent at once
@@ -152,7 +169,7 @@ describe('vaultstream start (embedded)', () => {
     second.stderr!.on('data', (d) => (log += d));
     second.on('exit', (code) => (log += `\nexited ${code}`));
     const url = await apiUrl(() => log);
-    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready' });
+    expect(await untilReady(url)).toMatchObject({ status: 'ready' });
     expect(readFileSync(join(data, 'owner.pid'), 'utf8').split(' ')[0]).toBe(String(second.pid));
     expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'the first is still a zombie').toMatch(/\) Z /);
     // Stopped at once, while the first token-holders snapshot may still be building.

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiDeps, createApp, listen } from '../../api/server.ts';
+import type { SnapshotLink } from '../../api/snapshot-readiness.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { runCli } from './cli.ts';
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   readiness?: (store: Store, config: Config) => ApiDeps['readiness'];
   /** The API's data version over the harness's store (default: always 1). */
   dataVersion?: (store: Store) => () => number | string;
+  /** Where the app's snapshots report to readiness (api/snapshot-readiness.ts; default: nowhere). */
+  snapshots?: SnapshotLink;
 }
 
 /** Replays `lines` (NDJSON events, registry first) and serves the API over the result. */
@@ -61,6 +64,7 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
     dataVersion: opts.dataVersion?.(store) ?? (() => 1),
     ready: () => true,
     readiness: opts.readiness?.(store, config),
+    snapshots: opts.snapshots,
   });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -110,11 +110,15 @@ export function chainHolderCount(truth: GroundTruthJson, v: TruthVault, chainId:
 
 /**
  * Failed redemptions (docs/architecture.md, Endpoint semantics): atomic requests never filled whose deadline
- * passed before `now` (the truth marks them `expired` only when it next looks).
+ * passed before `now` (the truth marks them `expired` only when it next looks). The queue keeps one
+ * request per (user, offer, want): a later request replaces an expired one, which then is no more.
  */
 export function failedRequests(truth: GroundTruthJson, v: TruthVault, now: number) {
-  return truth.atomicRequests.filter(
-    (r) => lc(r.share) === v.share && (r.state === 'expired' || (r.state === 'open' && r.deadline < now)),
+  const latest = new Map<string, GroundTruthJson['atomicRequests'][number]>();
+  for (const r of truth.atomicRequests)
+    if (lc(r.share) === v.share) latest.set(`${r.chainId}|${lc(r.queue)}|${lc(r.user)}|${lc(r.want)}`, r);
+  return [...latest.values()].filter(
+    (r) => r.state === 'expired' || (r.state === 'open' && r.deadline < now),
   );
 }
 

@@ -13,9 +13,10 @@ describe('SnapshotVersions eager rebuilds', () => {
   let snaps: SnapshotVersions<BuildingSnapshot & { version: number }> | undefined;
   afterEach(() => snaps?.stop());
 
-  function setup() {
+  function setup(opts: { buildMs?: number } = {}) {
     let version = 1;
     const built: number[] = [];
+    const current: number[] = [];
     snaps = new SnapshotVersions({
       name: 'test',
       log: silentLogger,
@@ -24,10 +25,11 @@ describe('SnapshotVersions eager rebuilds', () => {
       pollMs: 5,
       build: async () => {
         built.push(version);
-        return { version, done: Promise.resolve(), drop: async () => {} };
+        return { version, done: sleep(opts.buildMs ?? 0).then(() => undefined), drop: async () => {} };
       },
+      onCurrent: (s) => current.push(s.version),
     });
-    return { snaps, built, setVersion: (v: number) => (version = v) };
+    return { snaps, built, current, setVersion: (v: number) => (version = v) };
   }
 
   it('build once at start, and not again for new data versions nobody has asked for', async () => {
@@ -55,5 +57,24 @@ describe('SnapshotVersions eager rebuilds', () => {
     const next = await snaps.acquire();
     expect([next.version, next.stale]).toEqual(['2', false]);
     await next.release();
+  });
+
+  it('refresh: builds the stored data though nobody asked and the version did not move, after the build in flight', async () => {
+    const { snaps, built, current } = setup({ buildMs: 30 });
+    snaps.start();
+    // Asked while the build at start runs: that build began before, so one more follows it.
+    snaps.refresh();
+    await sleep(10);
+    await snaps.settled();
+    await sleep(10);
+    await snaps.settled();
+    expect(built).toEqual([1, 1]);
+    expect(current).toEqual([1, 1]);
+    // Asked with no build in flight: one build at once, and no other after it.
+    snaps.refresh();
+    await snaps.settled();
+    await sleep(20);
+    expect(built).toEqual([1, 1, 1]);
+    expect(current).toEqual([1, 1, 1]);
   });
 });
