@@ -338,10 +338,10 @@ describe('ERC-7540 redemptions against the NestVault views', () => {
     }
   });
 
-  it('the pending value of every past day (vault_liquidity_daily) counts what was pending at that day’s end', async () => {
+  it('the pending value of every past day (pending_redemptions_daily) counts what was pending at that day’s end', async () => {
     const rows = await store.query<{ day: string; e18: string }>(
       `SELECT toString(day) AS day, toString(pending_redemptions_usd_e18) AS e18
-       FROM ${db()}.vault_liquidity_daily WHERE vault = 'n7540'`,
+       FROM ${db()}.pending_redemptions_daily WHERE vault = 'n7540'`,
     );
     // The current share price (the last rate, 1.001) in USD e18, the base asset at 1 USD.
     const shareUsdE18 = 1_001_000n * 10n ** 12n;
