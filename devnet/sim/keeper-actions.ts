@@ -296,7 +296,7 @@ export async function operatorChange(ctx: SimContext): Promise<void> {
   ctx.truth.did('operatorChange', tx.timestamp);
 }
 
-/** The Solana -> primary chain mint flow on vault 0: relay, composer deposit, OFT send (or, rarely, a refund). */
+/** The Solana -> primary chain mint flow on vault 0: relay, composer deposit, OFT send (or, one in four, a refund). */
 export async function mintFlow(ctx: SimContext): Promise<SentTx> {
   const v = ctx.vaults[0];
   const nonce = `0x${ctx.rng
@@ -308,7 +308,8 @@ export async function mintFlow(ctx: SimContext): Promise<SentTx> {
     .toString(16)
     .padStart(64, '7')}` as Hex;
   const assets = BigInt(ctx.rng.int(10, 5_000)) * ONE;
-  const refund = ctx.rng.chance(0.2);
+  // Every fourth flow from the second on is refunded: a short history has one too.
+  const refund = (ctx.truth.count('mintFlow') + ctx.truth.count('mintFlowRefunded')) % 4 === 1;
   // With a Solana side, the flow starts there: the wallet burns the USDC and is the shares' recipient.
   const burn = await ctx.solana?.burn(ctx.now(), assets, ctx.addrs.composer, ctx.addrs.relayer);
   const tx = await ctx.chain.send(ctx.deployer, ctx.addrs.relayer, relayerAbi, 'relay', [

@@ -104,6 +104,11 @@ export class GroundTruth {
     if (at > this.to) this.to = at;
   }
 
+  /** How many times `action` was done. */
+  count(action: string): number {
+    return this.actions.get(action) ?? 0;
+  }
+
   balanceOf(chainId: number, share: Address, holder: Address): bigint {
     return this.balances.get(`${chainId}|${share}|${holder}`) ?? 0n;
   }
