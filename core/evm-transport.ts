@@ -93,7 +93,19 @@ export interface EvmTransportValue {
   readonly calls: ReadonlyMap<string, number>;
   /** HTTP requests sent (each attempt; a batch is one), since the transport was built. */
   readonly requests: number;
+  /**
+   * One call whose answer `read` parses from the body's chunks as they arrive (no answer is held
+   * as one string or one object: a Solana mint's full account read), with the same URLs, retries,
+   * limits and fault model. The deadline is on progress: the attempt fails once no chunk has come
+   * for `timeoutMs`, however long the whole answer takes. `read` gets the JSON-RPC envelope; it
+   * may throw a fault, a retryable one (e.g. a node behind the one asked before) tries the next
+   * URL; a body it cannot parse is a retryable HTTP_ERROR.
+   */
+  streamed<T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T>;
 }
+
+/** Parses a streamed answer (core/evm-transport.ts `value.streamed`); `url` the URL that answers. */
+export type StreamedRead<T> = (chunks: AsyncIterable<Uint8Array>, url: string) => Promise<T>;
 
 /**
  * Attempts a request may take while a provider refuses it as over its rate (HTTP 429, -32005),
@@ -136,20 +148,27 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     }
   };
 
-  async function post(url: string, method: string, body: unknown): Promise<unknown> {
+  async function post(url: string, method: string, body: unknown, read?: StreamedRead<unknown>) {
     await limiter?.acquire();
     try {
       count(body);
       requests++;
-      return await postNow(url, method, body);
+      return await postNow(url, method, body, read);
     } finally {
       limiter?.release();
     }
   }
 
-  async function postNow(url: string, method: string, body: unknown): Promise<unknown> {
+  /** `read`: the answer is streamed to it, the deadline is on progress (`value.streamed`). */
+  async function postNow(
+    url: string,
+    method: string,
+    body: unknown,
+    read?: StreamedRead<unknown>,
+  ): Promise<unknown> {
     const started = performance.now();
-    const timeout = AbortSignal.timeout(opts.timeoutMs);
+    const progress = read ? progressDeadline(opts.timeoutMs) : undefined;
+    const timeout = progress?.signal ?? AbortSignal.timeout(opts.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
     try {
       const res = await doFetch(url, {
@@ -157,8 +176,10 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal,
+        ...(read ? { stream: true } : {}),
       });
-      const text = await res.text();
+      progress?.moved();
+      const text = read && res.ok && res.body ? '' : await res.text();
       const at = { method, url, status: res.status };
       if (res.status === 429) {
         const retryAfterMs = Number(res.headers.get('retry-after')) * 1000 || undefined;
@@ -174,8 +195,11 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
       if (!res.ok)
         throw new EvmHttpFault({ ...at, fault: 'HTTP_ERROR', details: `HTTP ${res.status} from ${url}` });
       try {
+        if (read && res.body) return await read(watched(res.body), url);
         return JSON.parse(text);
       } catch (e) {
+        // A fault of `read`, or of the body as it came (cut off, no progress): as it is.
+        if (evmFaultOf(e) === e) throw e;
         throw new EvmHttpFault({
           ...at,
           fault: 'HTTP_ERROR',
@@ -195,7 +219,28 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         cause: e as Error,
       });
     } finally {
+      progress?.end();
       waitedMs += performance.now() - started;
+    }
+
+    /** The body's chunks, each one moving the progress deadline; its failure a fault. */
+    async function* watched(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+      try {
+        for await (const c of chunks) {
+          progress?.moved();
+          yield c;
+        }
+      } catch (e) {
+        if (timeout.aborted)
+          throw new EvmTimeoutFault({ method, url, timeoutMs: opts.timeoutMs, cause: e as Error });
+        throw new EvmHttpFault({
+          method,
+          url,
+          fault: 'NETWORK',
+          details: `the answer from ${url} ended early: ${(e as Error).message}`,
+          cause: e as Error,
+        });
+      }
     }
   }
 
@@ -210,6 +255,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     read: (answer: unknown, url: string) => T,
     refused?: (e: unknown) => boolean,
     stop?: (e: unknown) => boolean,
+    streamedRead?: StreamedRead<unknown>,
   ): Promise<T> {
     const start = preferred;
     /** Attempts failed other than by a rate limit. */
@@ -219,7 +265,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         const i = (start + attempt - 1) % opts.urls.length;
         const url = opts.urls[i];
         try {
-          const result = read(await post(url, method, body()), url);
+          const result = read(await post(url, method, body(), streamedRead), url);
           preferred = i;
           return result;
         } catch (e) {
@@ -272,7 +318,20 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     maxAttempts: opts.maxAttempts,
   });
 
+  const streamed = <T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T> => {
+    const body = { jsonrpc: '2.0', id: nextId++, method, params };
+    return send(
+      method,
+      () => body,
+      (answer) => answer as T,
+      undefined,
+      undefined,
+      read as StreamedRead<unknown>,
+    );
+  };
+
   const value: EvmTransportValue = {
+    streamed,
     get waitedMs() {
       return waitedMs;
     },
@@ -296,6 +355,21 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
       },
       value,
     );
+}
+
+/**
+ * A deadline on progress: `signal` aborts once `ms` pass with no `moved()` (the answer's headers,
+ * then each chunk of its body).
+ */
+function progressDeadline(ms: number) {
+  const ctl = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const moved = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => ctl.abort(new DOMException(`no progress in ${ms} ms`, 'TimeoutError')), ms);
+  };
+  moved();
+  return { signal: ctl.signal, moved, end: () => clearTimeout(timer) };
 }
 
 /** The settings a chain's transport is built from (core/settings/evm.ts). */

@@ -13,13 +13,61 @@ export const solanaSchema = z
   .object({
     /** JSON-RPC URLs, first preferred, the rest fallbacks; empty = Solana ingestion off. */
     rpcUrls: z.array(z.string().url()).default([]),
+    /** Rounds' interval without an account subscription (with one, `subscribedPollIntervalMs`). */
     pollIntervalMs: z.number().int().positive().default(4000),
+    wsUrls: z
+      .array(z.string().url())
+      .default([])
+      .describe(
+        'Websocket URLs of the account subscription (programSubscribe), first preferred; empty = each RPC URL with ws(s) for http(s)',
+      ),
+    subscribe: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Subscribe to the mint's token accounts (programSubscribe) to see every change, plain SPL Transfers included, as it happens; false = full re-reads on unsubscribedReconcileIntervalMs",
+      ),
+    subscribedPollIntervalMs: z
+      .number()
+      .int()
+      .positive()
+      .default(15_000)
+      .describe(
+        'Rounds interval while the subscription is up: a change notified wakes a round at once, so idle rounds only move the watermark',
+      ),
     /** Solana explorer base URL (links are `<explorerUrl>/tx/<signature>`). */
     explorerUrl: z.string().default('https://solscan.io'),
     /** Commitment of every read: `confirmed` blocks do not roll back in practice, `finalized` never. */
     commitment: z.enum(['confirmed', 'finalized']).default('finalized'),
-    /** Per-request timeout. */
+    /** Per-request timeout; for the full account read, the longest wait for the next part of the answer. */
     requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+    maxRequestsPerSecond: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Requests started per second at most, a JSON-RPC batch counting as one; 0 = no limit'),
+    maxConcurrentRequests: z
+      .number()
+      .int()
+      .min(1)
+      .default(4)
+      .describe('Requests in flight at most (getTransaction batches run this many at once)'),
+    transactionBatchSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(50)
+      .describe('getTransaction calls per JSON-RPC batch'),
+    historySignatures: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe(
+        "The mint's past transactions read at the opening, newest first, so the holder history has the days before the first run; 0 = the opening balances only, at the opening slot",
+      ),
     /** Attempts per request across the URLs (timeouts, 429, 5xx) before the round gives up. */
     maxAttempts: z.number().int().min(1).max(20).default(4),
     /** First retry delay; doubles on each attempt. */
@@ -30,15 +78,22 @@ export const solanaSchema = z
     jitter: z.number().min(0).max(1).default(0.5),
     /** Signatures per getSignaturesForAddress page (the RPC allows at most 1000). */
     pageLimit: z.number().int().min(1).max(1000).default(1000),
-    /**
-     * How often a full read of the mint's token accounts corrects the published
-     * holder balances (plain SPL Transfers never list the mint); 0 = off.
-     */
     reconcileIntervalMs: z
       .number()
       .int()
       .min(0)
-      .default(10 * 60_000),
+      .default(6 * 3_600_000)
+      .describe(
+        "How often a full read of the mint's token accounts, checked against the supply, corrects the state while the subscription is up (a safety net); 0 = off",
+      ),
+    unsubscribedReconcileIntervalMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(10 * 60_000)
+      .describe(
+        'The full re-read interval without a subscription (plain SPL Transfers never list the mint, so only a re-read sees them); 0 = off',
+      ),
   })
   .prefault({});
 

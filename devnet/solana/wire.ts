@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getBase58Encoder } from '@solana/kit';
 
 const SAMPLES = join(import.meta.dirname, 'samples');
 const load = (name: string) => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8'));
@@ -119,7 +120,11 @@ export function answerRpc(source: RpcSource, method: string, params: unknown[]):
           owner: filters.find((f) => f.memcmp?.offset === 32)?.memcmp?.bytes,
           dataSize: filters.find((f) => f.dataSize !== undefined)?.dataSize,
         })
-        .map(tokenAccountEntry);
+        .map((a) =>
+          cfg.encoding === 'base64'
+            ? base64Entry(a, cfg.dataSlice as { offset: number; length: number } | undefined)
+            : tokenAccountEntry(a),
+        );
       return { result: cfg.withContext ? { context: context(slot), value } : value };
     }
     case 'getSignaturesForAddress':
@@ -162,6 +167,39 @@ function tokenAccountEntry(a: WireTokenAccount) {
     tokenAmount: uiAmount(a.amount, a.decimals),
   });
   return entry;
+}
+
+const base58 = getBase58Encoder();
+
+/**
+ * An SPL token account's bytes: mint, owner, amount (u64 LE), state Initialized; a Token-2022
+ * account longer than 165 bytes has the account type (Account) at 165 and its extensions after.
+ */
+export function tokenAccountBytes(a: Pick<WireTokenAccount, 'mint' | 'owner' | 'amount' | 'space'>): Buffer {
+  const b = Buffer.alloc(a.space);
+  b.set(base58.encode(a.mint), 0);
+  b.set(base58.encode(a.owner), 32);
+  b.writeBigUInt64LE(a.amount, 64);
+  b[108] = 1;
+  if (a.space > 165) b[165] = 2;
+  return b;
+}
+
+/** One account in `base64` encoding, cut to `slice` (getProgramAccounts' dataSlice). */
+function base64Entry(a: WireTokenAccount, slice?: { offset: number; length: number }) {
+  const bytes = tokenAccountBytes(a);
+  const data = slice ? bytes.subarray(slice.offset, slice.offset + slice.length) : bytes;
+  return {
+    account: {
+      data: [data.toString('base64'), 'base64'],
+      executable: false,
+      lamports: 2039280,
+      owner: a.program,
+      rentEpoch: Number.MAX_SAFE_INTEGER,
+      space: a.space,
+    },
+    pubkey: a.pubkey,
+  };
 }
 
 /** getSignaturesForAddress: the transactions listing `addr`, newest first, paged by before/until/limit. */
@@ -228,7 +266,10 @@ type Call = { id: unknown; method: string; params?: unknown[] };
 export function jsonRpcHandler(answer: (method: string, params: unknown[]) => RpcAnswer) {
   return (req: { body: unknown }) => {
     const one = (call: Call) => ({ jsonrpc: '2.0', id: call.id, ...answer(call.method, call.params ?? []) });
-    const body = req.body as Call | Call[];
+    const body = req.body as Call | Call[] | undefined;
+    // A request without a JSON-RPC body (a websocket upgrade this server does not take).
+    if (!body || typeof body !== 'object')
+      return { status: 400, body: { error: 'a JSON-RPC POST is expected' } };
     return { body: Array.isArray(body) ? body.map(one) : one(body) };
   };
 }

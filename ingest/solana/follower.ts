@@ -1,244 +1,321 @@
 /**
- * Follows one vault's Solana share mint: a full balance read first (every token
- * account of the mint, at a known slot), then the mint's transactions after that
- * slot, oldest first, each turned into transfers. The checkpoint (slot + last
- * signature + per-owner ledger) is saved after each published transaction, so a
- * restart resumes with no gap; a transaction published twice after a crash has the
- * same identity and changes nothing downstream.
+ * Follows one vault's Solana share mint. The opening reads every token account at one slot S
+ * (streamed, checked against the supply; ingest/solana/accounts.ts, supply.ts) and the mint's
+ * past transactions, and publishes the holders' history up to S (history.ts). Then each round
+ * reads the mint's new signatures (`until` the newest handled, so an idle poll answers an empty
+ * list) and their transactions in batches, applies them per slot to the indexed state
+ * (changes.ts) and publishes their transfers. The account subscription (subscription.ts) names
+ * the accounts changed by what does not list the mint (a plain SPL `Transfer`): their own
+ * signatures lead to those transactions, read the same way.
  *
- * Every `reconcileIntervalMs` a fresh full read catches what the mint's signatures
- * never show (a plain SPL `Transfer` between two token accounts does not reference
- * the mint): the follower first publishes the mint's transactions up to the read's
- * slot, so its ledger is exactly as of that slot (later ones wait for the next
- * round and are not counted twice), then publishes the differences as corrections.
+ * A round costs the changes it sees: one journal line (journal.ts: the accounts it set, the
+ * cursor, the records) is durable before its records are published, and a restart replays the
+ * lines and publishes the last one's records again (same identities: the consumers drop them).
+ *
+ * Never a wrong number silently: a full re-read (every `reconcileIntervalMs`, at once after a
+ * subscription gap or a restart, every `unsubscribedReconcileIntervalMs` without one) whose total
+ * is not the supply leaves the state as it was and fails the round (a source error), retried
+ * later; a slot older than what is applied (getSlot, a read's context) is that node's fault and
+ * the call goes to the next URL; the watermark never goes back.
  */
 import type { Config } from '../../core/config.ts';
 import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { BlockRecord, TransferRecord } from '../../schemas/records.ts';
-import type { CheckpointFile } from '../checkpoint.ts';
 import { mintProgram, readMintAccounts } from './accounts.ts';
-import { openingTransfers, transactionTransfers } from './balances.ts';
-import { applyTransfers, correctionTransfers, type OwnerLedger, ownerBalances } from './ledger.ts';
+import type { MintTx } from './balances.ts';
+import { openingRecords } from './history.ts';
+import { type Cursor, type Journal, setEntry } from './journal.ts';
+import { explainNotices } from './notices.ts';
 import type { Publish } from './publish.ts';
-import { rpcCodeOf, rpcError, type SolanaRpc } from './rpc.ts';
+import { applyAll, blockTime, type MintReader, NO_BLOCK, site } from './reads.ts';
+import { isSupplyMismatch, reread } from './reread.ts';
+import { nodeFault, rpcCodeOf, rpcError, type SolanaRpc } from './rpc.ts';
 import { signaturesSince } from './signatures.ts';
-import type { BlockHeader, ParsedTransaction, SignatureInfo } from './types.ts';
-
-/** Where a follower stands. The opening read is kept until published, so a crash republishes the same read. */
-export interface FollowerCheckpoint {
-  mint: string;
-  phase: 'opening' | 'following';
-  /** Every change up to this slot is published (with `signature`, up to that transaction). */
-  slot: number;
-  signature?: string;
-  opening?: TransferRecord[];
-  /**
-   * What has been published per owner up to `slot`/`signature`. Kept here rather
-   * than read back from the views: the views lag the bus and cannot say which
-   * slot they are at, while this is saved atomically with the cursor it matches.
-   * Absent in checkpoints written before reconciliation existed (then not reconciled).
-   */
-  ledger?: OwnerLedger;
-  /** Clock time (ms) of the last reconciliation (or of the opening read). */
-  reconciledAt?: number;
-  /** Corrections saved before they are published, so a crash republishes the same events. */
-  corrections?: TransferRecord[];
-}
+import { MintState } from './state.ts';
+import type { AccountSubscription } from './subscription.ts';
+import { supplyAt, supplyMismatch } from './supply.ts';
+import { readTransactions } from './transactions.ts';
+import type { BlockHeader, SignatureInfo } from './types.ts';
 
 export interface FollowerDeps {
   vault: string;
   mint: string;
   rpc: SolanaRpc;
   publish: Publish;
-  checkpoint: CheckpointFile<FollowerCheckpoint>;
+  journal: Journal;
   settings: Config['solana'];
   clock: () => number;
+  /** The mint's account subscription (absent: none, re-reads on the unsubscribed interval). */
+  subscribe?: (program: string) => Promise<AccountSubscription | undefined>;
 }
 
 export interface FollowerProgress {
   vault: string;
   mint: string;
-  phase: FollowerCheckpoint['phase'] | 'starting';
+  phase: 'starting' | 'opening' | 'following';
   slot: number;
   transfers: number;
+  /** The opening read's slot, once saved. */
+  openingSlot?: number;
+  subscribed: boolean;
+  /** Clock time (ms) of the last full re-read that added up to the supply. */
+  rereadAt?: number;
 }
 
-/** RPC errors meaning "no block at that slot" (skipped, not available, not confirmed yet). */
-const NO_BLOCK = new Set([-32004, -32007, -32009]);
+/** Signatures handled per round at most (a backlog goes on in the next rounds, without a pause). */
+const ROUND_SIGNATURES = 2000;
 
-/** One vault's follower; `round()` does one step of work and is called in a loop by the ingester. */
 export class Follower {
-  private cp: FollowerCheckpoint | undefined;
+  private state?: MintState;
+  private cursor: Cursor = { slot: 0 };
+  private phase: FollowerProgress['phase'] = 'starting';
+  private program?: string;
+  private sub?: AccountSubscription;
+  private history: MintTx[] = [];
+  private unpublished: TransferRecord[] = [];
+  private backlog: SignatureInfo[] = [];
   private transfers = 0;
-  /** The mint's token program, looked up once per process. */
-  private program: string | undefined;
+  private reconcileAt = 0;
+  private reconcileFailures = 0;
+  private opening?: { slot: number; time: number };
+  private rereadAt?: number;
 
-  constructor(private readonly deps: FollowerDeps) {
-    const saved = deps.checkpoint.load();
-    // A checkpoint of another mint (the registry changed) is not ours to resume.
-    this.cp = saved?.mint === deps.mint ? saved : undefined;
-  }
+  constructor(private readonly deps: FollowerDeps) {}
 
   progress(): FollowerProgress {
     return {
       vault: this.deps.vault,
       mint: this.deps.mint,
-      phase: this.cp?.phase ?? 'starting',
-      slot: this.cp?.slot ?? 0,
+      phase: this.phase,
+      slot: this.cursor.slot,
       transfers: this.transfers,
+      openingSlot: this.opening?.slot,
+      subscribed: this.sub?.up ?? false,
+      rereadAt: this.rereadAt,
     };
   }
 
-  /** Opening read when none is published yet, else pending corrections, a due reconciliation, or one poll of new transactions and the watermark. */
-  async round(): Promise<void> {
-    if (!this.cp) await this.save(await this.readOpening());
-    const cp = this.cp as FollowerCheckpoint;
-    if (cp.phase === 'opening') {
-      await this.deps.publish('transfers', cp.opening ?? []);
-      this.transfers += cp.opening?.length ?? 0;
-      await this.save({
-        mint: cp.mint,
-        phase: 'following',
-        slot: cp.slot,
-        ledger: applyTransfers({}, cp.opening ?? []),
-        reconciledAt: this.deps.clock(),
-      });
-      return;
+  /** The subscription, whose notices may wake the next round early. */
+  get subscription(): AccountSubscription | undefined {
+    return this.sub;
+  }
+
+  /** One step of work; true when more is waiting (the next round should not pause). */
+  async round(): Promise<boolean> {
+    const s = this.deps.settings;
+    this.program ??= await mintProgram(this.deps.rpc, this.deps.mint, s.commitment);
+    if (this.deps.subscribe && !this.sub) this.sub = await this.deps.subscribe(this.program);
+    if (!this.state && !(await this.resume())) await this.open();
+    if (this.phase === 'opening') {
+      await this.publishOpening();
+      return true;
     }
-    if (cp.corrections) return this.publishCorrections(cp.corrections);
-    if (this.reconcileDue()) return this.reconcile();
-    const head = await this.deps.rpc.call<number>('getSlot', [{ commitment: this.deps.settings.commitment }]);
-    const caughtUp = await this.followTransactions(await this.newSignatures());
+    if (this.unpublished.length) {
+      await this.send(this.unpublished);
+      this.unpublished = [];
+    }
+    const head = await this.head();
+    if (this.deps.clock() >= this.reconcileAt && this.reconcileEvery() > 0) return this.reconcile(head);
+    if (this.sub?.gap) return this.reconcile(head);
+    const caughtUp = await this.follow(head);
     if (caughtUp) await this.publishWatermark(head);
+    if (this.deps.journal.due) await this.compact();
+    return !caughtUp;
   }
 
-  /** Durable once it resolves (written off the main thread: its fsyncs hold no other role's work). */
-  private async save(cp: FollowerCheckpoint): Promise<void> {
-    await this.deps.checkpoint.saveAsync(cp);
-    this.cp = cp;
+  private reconcileEvery(): number {
+    const s = this.deps.settings;
+    return this.sub?.up ? s.reconcileIntervalMs : s.unsubscribedReconcileIntervalMs;
   }
 
-  private async readAccounts(minContextSlot?: number) {
-    this.program ??= await mintProgram(this.deps.rpc, this.deps.mint, this.deps.settings.commitment);
-    return readMintAccounts(this.deps.rpc, this.deps.mint, this.program, {
-      commitment: this.deps.settings.commitment,
-      minContextSlot,
-    });
-  }
-
-  private async readOpening(): Promise<FollowerCheckpoint> {
-    const { slot, accounts } = await this.readAccounts();
-    const time = await this.blockTime(slot);
+  /** What the reading helpers need (reads.ts). */
+  private get ctx(): MintReader {
+    const s = this.deps.settings;
     return {
-      mint: this.deps.mint,
-      phase: 'opening',
-      slot,
-      opening: openingTransfers(accounts, this.deps.mint, this.deps.vault, slot, time),
-    };
-  }
-
-  private reconcileDue(): boolean {
-    const cp = this.cp as FollowerCheckpoint;
-    const every = this.deps.settings.reconcileIntervalMs;
-    return every > 0 && cp.ledger !== undefined && this.deps.clock() - (cp.reconciledAt ?? 0) >= every;
-  }
-
-  /**
-   * Reads every account at a slot R (no older than the checkpoint), publishes the
-   * mint's transactions up to R, then saves and publishes the corrections from the
-   * ledger (now as of R) to the read. A transaction not available yet leaves the
-   * reconciliation to the next round.
-   */
-  private async reconcile(): Promise<void> {
-    const read = await this.readAccounts((this.cp as FollowerCheckpoint).slot);
-    if (read.slot < (this.cp as FollowerCheckpoint).slot) return;
-    const upToRead = (await this.newSignatures()).filter((s) => s.slot <= read.slot);
-    if (!(await this.followTransactions(upToRead))) return;
-    const cp = this.cp as FollowerCheckpoint;
-    const corrections = correctionTransfers(cp.ledger ?? {}, ownerBalances(read.accounts), {
+      rpc: this.deps.rpc,
       mint: this.deps.mint,
       vault: this.deps.vault,
-      slot: read.slot,
-      time: await this.blockTime(read.slot),
-    });
-    await this.save({
-      ...cp,
-      // Everything up to R is now published (the signatures up to R, then the corrections).
-      slot: Math.max(cp.slot, read.slot),
-      ledger: applyTransfers(cp.ledger ?? {}, corrections),
-      reconciledAt: this.deps.clock(),
-      ...(corrections.length ? { corrections } : {}),
-    });
-    if (corrections.length) await this.publishCorrections(corrections);
+      program: this.program as string,
+      state: this.state as MintState,
+      clock: this.deps.clock,
+      reads: {
+        commitment: s.commitment,
+        batchSize: s.transactionBatchSize,
+        concurrency: s.maxConcurrentRequests,
+        fallbackTime: Math.floor(this.deps.clock() / 1000),
+        limit: s.pageLimit,
+      },
+    };
   }
 
-  private async publishCorrections(corrections: TransferRecord[]): Promise<void> {
-    await this.deps.publish('transfers', corrections);
-    this.transfers += corrections.length;
-    const { corrections: _published, ...rest } = this.cp as FollowerCheckpoint;
-    await this.save(rest);
-  }
-
-  private async blockTime(slot: number): Promise<number> {
-    try {
-      const t = await this.deps.rpc.call<number | null>('getBlockTime', [slot]);
-      if (t !== null) return t;
-    } catch (e) {
-      if (!NO_BLOCK.has(rpcCodeOf(e) ?? 0)) throw e;
-    }
-    return Math.floor(this.deps.clock() / 1000);
-  }
-
-  /** Successful and failed signatures after the checkpoint, oldest first. */
-  private async newSignatures(): Promise<SignatureInfo[]> {
-    const cp = this.cp as FollowerCheckpoint;
-    const found = await signaturesSince(this.deps.rpc, this.deps.mint, {
-      until: cp.signature,
-      commitment: this.deps.settings.commitment,
-      limit: this.deps.settings.pageLimit,
-      // Right after the opening read there is no signature yet: its slot is the bound.
-      stop: cp.signature ? undefined : (s) => s.slot <= cp.slot,
-    });
-    return found.reverse();
-  }
-
-  /** Publishes each transaction's transfers in order; false when one is not available yet. */
-  private async followTransactions(sigs: SignatureInfo[]): Promise<boolean> {
-    for (const s of sigs) {
-      const cp = this.cp as FollowerCheckpoint;
-      let ledger = cp.ledger;
-      if (!s.err) {
-        const tx = await this.deps.rpc.call<ParsedTransaction | null>('getTransaction', [
-          s.signature,
-          {
-            commitment: this.deps.settings.commitment,
-            encoding: 'jsonParsed',
-            maxSupportedTransactionVersion: 0,
-          },
-        ]);
-        if (!tx) return false;
-        const records = transactionTransfers(
-          tx,
-          this.deps.mint,
-          this.deps.vault,
-          s.blockTime ?? this.nowSeconds(),
-        );
-        await this.deps.publish('transfers', records);
-        this.transfers += records.length;
-        ledger = ledger && applyTransfers(ledger, records);
-      }
-      // One save for the cursor and the ledger: a crash leaves both before or both after the transaction.
-      await this.save({ ...cp, slot: s.slot, signature: s.signature, ...(ledger ? { ledger } : {}) });
-    }
+  /** The saved state, if any; after a restart a re-read comes first (what changed while down is unknown). */
+  private async resume(): Promise<boolean> {
+    const saved = await this.deps.journal.load(this.deps.mint);
+    if (!saved) return false;
+    this.state = saved.state;
+    this.cursor = saved.cursor;
+    this.phase = saved.meta.phase;
+    this.history = saved.history;
+    this.unpublished = saved.unpublished;
+    this.opening = { slot: saved.meta.openingSlot, time: saved.meta.openingTime };
+    this.reconcileAt = this.deps.clock();
     return true;
   }
 
-  /** Chain 101's watermark: the head slot read before the signatures, all of whose changes are now published. */
-  private async publishWatermark(head: number): Promise<void> {
+  /** The opening read: every account at S (checked against the supply), the past transactions, saved. */
+  private async open(): Promise<void> {
+    const { rpc, mint, settings } = this.deps;
+    const state = new MintState(mint, 0);
+    const read = await readMintAccounts(
+      rpc,
+      mint,
+      this.program as string,
+      { commitment: settings.commitment },
+      (a) => state.set(a.pubkey, a.owner, a.amount, -1),
+    );
+    const supply = await supplyAt(rpc, mint, read.slot, this.ctx.reads);
+    if (supply !== read.total) throw supplyMismatch(mint, read.slot, read.total, supply);
+    state.stamp(read.slot);
+    const sigs = await signaturesSince(rpc, mint, {
+      commitment: settings.commitment,
+      limit: settings.pageLimit,
+      max: Math.max(1, settings.historySignatures),
+    });
+    const past = sigs.filter((s) => s.slot <= read.slot).slice(0, Math.max(1, settings.historySignatures));
+    // Newest first: the history is the newest run of transactions the node still has.
+    const { txs } = settings.historySignatures
+      ? await readTransactions(rpc, mint, past, this.ctx.reads)
+      : { txs: [] };
+    const history = txs.reverse();
+    const time = await blockTime(this.ctx, read.slot);
+    this.cursor = { slot: read.slot, signature: past[0]?.signature };
+    await this.deps.journal.begin(
+      state,
+      { phase: 'opening', base: this.cursor, openingSlot: read.slot, openingTime: time },
+      history,
+    );
+    this.state = state;
+    this.history = history;
+    this.phase = 'opening';
+    this.opening = { slot: read.slot, time };
+  }
+
+  private async publishOpening(): Promise<void> {
+    const at = { ...site(this.ctx), ...(this.opening as { slot: number; time: number }) };
+    for (const chunk of openingRecords(this.state as MintState, this.history, at)) await this.send(chunk);
+    await this.deps.journal.opened();
+    this.history = [];
+    this.phase = 'following';
+    this.reconcileAt = this.deps.clock() + this.reconcileEvery();
+    await this.publishWatermark(at.slot);
+  }
+
+  private async send(records: TransferRecord[]): Promise<void> {
+    await this.deps.publish('transfers', records);
+    this.transfers += records.length;
+  }
+
+  /** The newest slot at or above what is applied (a lower one is that node's fault: next URL). */
+  private head(): Promise<number> {
+    const floor = this.cursor.slot;
+    return this.deps.rpc.call<number>(
+      'getSlot',
+      [{ commitment: this.deps.settings.commitment }],
+      (slot, url) => {
+        if (slot < floor) throw nodeFault(url, 'getSlot', `slot ${slot} is behind the applied slot ${floor}`);
+      },
+    );
+  }
+
+  /** Saves a round's line, then publishes its records. */
+  private async commit(changed: Set<string>, records: TransferRecord[]): Promise<void> {
+    const state = this.state as MintState;
+    state.slot = this.cursor.slot;
+    await this.deps.journal.append({
+      cursor: this.cursor,
+      set: [...changed].map((p) => setEntry(state, p)),
+      ...(records.length ? { records } : {}),
+    });
+    // Kept until published: a failed publish is retried first in the next round.
+    this.unpublished = records;
+    if (records.length) await this.send(records);
+    this.unpublished = [];
+  }
+
+  /** The mint's transactions after the cursor up to `head`, then the notices' accounts; true when caught up. */
+  private async follow(head: number): Promise<boolean> {
+    const { rpc, mint, settings } = this.deps;
+    const before = this.cursor.slot;
+    if (!this.backlog.length)
+      this.backlog = (
+        await signaturesSince(rpc, mint, {
+          until: this.cursor.signature,
+          commitment: settings.commitment,
+          limit: settings.pageLimit,
+        })
+      )
+        .filter((s) => s.slot <= head)
+        .reverse();
+    const sigs = this.backlog.slice(0, ROUND_SIGNATURES);
+    const { txs, complete } = await readTransactions(rpc, mint, sigs, this.ctx.reads);
+    this.backlog = this.backlog.slice(txs.length);
+    const changed = new Set<string>();
+    const records = applyAll(this.ctx, txs, changed);
+    const last = txs.at(-1);
+    const caughtUp = complete && !this.backlog.length;
+    this.cursor = {
+      slot: caughtUp ? Math.max(before, head) : Math.max(before, (last?.slot ?? before + 1) - 1),
+      signature: last?.signature ?? this.cursor.signature,
+    };
+    if (caughtUp && this.sub) {
+      const seen = new Set(txs.map((t) => t.signature));
+      records.push(...(await explainNotices(this.ctx, this.sub.take(head), { before, head, seen, changed })));
+    }
+    await this.commit(changed, records);
+    return caughtUp;
+  }
+
+  /** A full re-read (reread.ts); a read that does not add up to the supply fails the round, retried later. */
+  private async reconcile(head: number): Promise<boolean> {
+    if (this.sub) this.sub.gap = false;
+    let r: Awaited<ReturnType<typeof reread>>;
+    try {
+      r = await reread(this.ctx, this.cursor);
+    } catch (e) {
+      if (!isSupplyMismatch(e)) throw e;
+      this.reconcileFailures++;
+      const wait = Math.min(600_000, this.deps.settings.pollIntervalMs * 2 ** this.reconcileFailures);
+      this.reconcileAt = this.deps.clock() + wait;
+      if (this.sub) this.sub.gap = true;
+      throw e;
+    }
+    if (!r) return true;
+    this.sub?.take(r.slot);
+    this.cursor = r.cursor;
+    await this.commit(r.changed, r.records);
+    this.reconcileFailures = 0;
+    this.rereadAt = this.deps.clock();
+    this.reconcileAt = this.rereadAt + this.reconcileEvery();
+    return r.slot < head;
+  }
+
+  /** The state as the next generation's base (the journal starts empty). */
+  private async compact(): Promise<void> {
+    const o = this.opening as { slot: number; time: number };
+    await this.deps.journal.begin(this.state as MintState, {
+      phase: 'following',
+      base: this.cursor,
+      openingSlot: o.slot,
+      openingTime: o.time,
+    });
+  }
+
+  /** Chain 101's watermark: `slot`, all of whose changes are published. */
+  private async publishWatermark(slot: number): Promise<void> {
     let block: BlockHeader;
     try {
       block = await this.deps.rpc.call<BlockHeader>('getBlock', [
-        head,
+        slot,
         {
           commitment: this.deps.settings.commitment,
           transactionDetails: 'none',
@@ -250,19 +327,15 @@ export class Follower {
       if (NO_BLOCK.has(rpcCodeOf(e) ?? 0)) return; // a skipped slot: the next round's head will do
       throw e;
     }
-    if (!block) throw rpcError(-32004, `block ${head} not available`, 'getBlock');
+    if (!block) throw rpcError(-32004, `block ${slot} not available`, 'getBlock');
     const rec: BlockRecord = {
       chainId: SOLANA_CHAIN_ID,
-      blockNumber: head,
+      blockNumber: slot,
       blockHash: block.blockhash,
       parentHash: block.previousBlockhash,
-      blockTimestamp: block.blockTime ?? this.nowSeconds(),
+      blockTimestamp: block.blockTime ?? Math.floor(this.deps.clock() / 1000),
       removed: false,
     };
     await this.deps.publish('blocks', [rec]);
-  }
-
-  private nowSeconds(): number {
-    return Math.floor(this.deps.clock() / 1000);
   }
 }

@@ -10,7 +10,16 @@
  */
 
 import { VaultstreamError } from '../../core/errors.ts';
-import { type EvmFault, evmFaultOf, evmTransport, rpcAnswerFault } from '../../core/evm-transport.ts';
+import {
+  type EvmFault,
+  EvmHttpFault,
+  type EvmTransportValue,
+  evmFaultOf,
+  evmTransport,
+  type RpcCall,
+  rpcAnswerFault,
+  type StreamedRead,
+} from '../../core/evm-transport.ts';
 
 export interface RpcOptions {
   /** First preferred; a failed attempt moves on to the next one. */
@@ -28,11 +37,33 @@ export interface RpcOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told about every failed attempt that is retried (the caller publishes it as a source error). */
   onFault?: (fault: EvmFault, url: string, method: string) => void;
+  /** Requests started per second at most (0: no limit); a batch is one request. */
+  maxRequestsPerSecond?: number;
+  /** Requests in flight at most. */
+  maxConcurrentRequests?: number;
 }
 
 export interface SolanaRpc {
-  /** Calls `method`; throws a transport fault once every attempt failed or the node answered an error. */
-  call<T>(method: string, params: unknown[]): Promise<T>;
+  /**
+   * Calls `method`; throws a transport fault once every attempt failed or the node answered an
+   * error. `check` judges the answer: what it throws (`nodeFault`) makes that URL's answer a
+   * fault, and the call goes on to the next URL.
+   */
+  call<T>(method: string, params: unknown[], check?: (result: T, url: string) => void): Promise<T>;
+  /** Several calls in one JSON-RPC batch, answers in call order (single calls where refused). */
+  batch<T>(calls: RpcCall[]): Promise<T[]>;
+  /** One call whose answer `read` parses as it streams in (core/evm-transport.ts `streamed`). */
+  streamed<T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T>;
+  /** HTTP requests sent so far (a batch is one). */
+  readonly requests: number;
+}
+
+/**
+ * An answer that is wrong for this node alone (a slot behind what another node already showed):
+ * retryable, so the call moves on to the next URL.
+ */
+export function nodeFault(url: string, method: string, details: string): EvmFault {
+  return new EvmHttpFault({ fault: 'HTTP_ERROR', method, url, details });
 }
 
 /** A JSON-RPC error answered by the node to `method` (an answer, never retried): the shared fault. */
@@ -50,7 +81,7 @@ export function rpcCodeOf(err: unknown): number | undefined {
 export function createRpc(opts: RpcOptions): SolanaRpc {
   if (!opts.urls.length) throw new VaultstreamError('CONFIG_INVALID', 'solana.rpcUrls is empty');
   const { onFault } = opts;
-  const { request } = evmTransport({
+  const { request, value } = evmTransport({
     urls: opts.urls,
     timeoutMs: opts.timeoutMs,
     maxAttempts: opts.maxAttempts,
@@ -62,10 +93,41 @@ export function createRpc(opts: RpcOptions): SolanaRpc {
     chain: 'solana',
     // An answered error (a skipped slot) is no fault of the source: only the retried ones are told.
     onFault: onFault && ((f, url, method) => (f.retryable ? onFault(f, url, method) : undefined)),
+    maxRequestsPerSecond: opts.maxRequestsPerSecond,
+    maxConcurrentRequests: opts.maxConcurrentRequests,
   })({});
+  const transport = value as EvmTransportValue;
   return {
-    call: <T>(method: string, params: unknown[]) => request({ method, params } as never) as Promise<T>,
+    call<T>(method: string, params: unknown[], check?: (result: T, url: string) => void) {
+      if (!check) return request({ method, params } as never) as Promise<T>;
+      return transport.streamed<T>(method, params, async (chunks, url) => {
+        const result = envelopeResult<T>(await wholeJson(chunks), method, url);
+        check(result, url);
+        return result;
+      });
+    },
+    batch: <T>(calls: RpcCall[]) => transport.batch<T>(calls),
+    streamed: (method, params, read) => transport.streamed(method, params, read),
+    get requests() {
+      return transport.requests;
+    },
   };
+}
+
+/** A whole (small) answer's JSON. */
+async function wholeJson(chunks: AsyncIterable<Uint8Array>): Promise<unknown> {
+  const parts: Buffer[] = [];
+  for await (const c of chunks) parts.push(Buffer.from(c));
+  return JSON.parse(Buffer.concat(parts).toString('utf8'));
+}
+
+/** The `result` of a JSON-RPC answer, or its `error` as the shared fault. */
+export function envelopeResult<T>(answer: unknown, method: string, url: string): T {
+  const a = answer as { result?: T; error?: { code: number; message: string } } | null;
+  if (!a || typeof a !== 'object')
+    throw rpcAnswerFault({ code: -32603, message: 'malformed JSON-RPC answer' }, method, url);
+  if (a.error) throw rpcAnswerFault(a.error, method, url);
+  return a.result as T;
 }
 
 /**
@@ -78,6 +140,7 @@ export function faultCode(err: unknown): string {
   if (f) return f.fault;
   if (!(err instanceof VaultstreamError)) return 'NETWORK';
   const d = err.details ?? {};
+  if (typeof d.fault === 'string') return d.fault;
   if (typeof d.rpcCode === 'number') return `RPC_${d.rpcCode}`;
   if (typeof d.httpStatus === 'number') return `HTTP_${d.httpStatus}`;
   return d.timedOut ? 'TIMEOUT' : 'NETWORK';

@@ -10,6 +10,8 @@ export interface SignaturePaging {
   limit: number;
   /** Stops at the first signature for which this is true (it is left out). */
   stop?: (s: SignatureInfo) => boolean;
+  /** Stops once this many are found (more may be returned: the last page is kept whole). */
+  max?: number;
 }
 
 /** Every signature of `address` newer than `until`, newest first. */
@@ -32,7 +34,8 @@ export async function signaturesSince(
     ]);
     const cut = p.stop ? page.findIndex(p.stop) : -1;
     found.push(...(cut < 0 ? page : page.slice(0, cut)));
-    if (cut >= 0 || page.length < p.limit) return found;
+    if (cut >= 0 || page.length < p.limit || found.length >= (p.max ?? Number.POSITIVE_INFINITY))
+      return found;
     before = page[page.length - 1].signature;
   }
 }

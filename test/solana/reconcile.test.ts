@@ -1,19 +1,19 @@
 /**
  * Reconciliation of Solana share holders through the real pipeline (stand-in RPC ->
  * ingester -> in-process bus -> consumers -> chDB views), on a Token-2022 mint (its
- * 170-byte accounts escape a 165-byte dataSize filter). A plain SPL `Transfer`
- * does not list the mint, so the follower never sees it; the periodic full read
- * must bring `balances` / `vault_holders` on chain 101 back to the ledger's state
- * with supply unchanged, count a transaction after the read slot once, and a crash
- * between saving and publishing the corrections must not apply them twice.
+ * 170-byte accounts escape a 165-byte dataSize filter). Without an account subscription
+ * (this stand-in has no websocket) a plain SPL `Transfer`, which does not list the mint,
+ * is not seen; the periodic full read must bring `balances` / `vault_holders` on chain
+ * 101 back to the ledger's state with supply unchanged, count a transaction after the
+ * read slot once, and a crash between saving and publishing the corrections must not
+ * apply them twice.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Bus } from '../../bus/types.ts';
 import { silentLogger } from '../../core/log.ts';
-import { checkpointFile } from '../../ingest/checkpoint.ts';
-import type { FollowerCheckpoint } from '../../ingest/solana/follower.ts';
-import { startSolanaIngest } from '../../ingest/solana/index.ts';
-import { reconcileId } from '../../ingest/solana/ledger.ts';
+import { correctionId } from '../../ingest/solana/balances.ts';
+import { type SolanaIngest, startSolanaIngest } from '../../ingest/solana/index.ts';
+import { Journal } from '../../ingest/solana/journal.ts';
 import { publisher } from '../../ingest/solana/publish.ts';
 import { address, signature } from '../fixtures/solana/keys.ts';
 import { MINT, solanaVault } from '../fixtures/solana/vaults.ts';
@@ -37,7 +37,7 @@ const tx = (changes: [string, bigint][], plainTransfer = false) =>
     { plainTransfer },
   );
 const total = (m: Map<string, bigint>) => [...m.values()].reduce((a, b) => a + b, 0n);
-const checkpoint = () => checkpointFile<FollowerCheckpoint>(p.config.dataDir, 'solana-nest-alpha').load();
+let ing: SolanaIngest | undefined;
 
 async function balancesView(): Promise<Map<string, bigint>> {
   const rows = await p.store.query<{ holder: string; balance_raw: string }>(
@@ -65,35 +65,40 @@ async function correctionRows(slot: number) {
   return p.store.query<{ block_number: string; from_address: string; to_address: string; amount: string }>(
     `SELECT toString(block_number) AS block_number, from_address, to_address, toString(amount) AS amount
      FROM ${p.store.database}.transfers WHERE chain_id = 101 AND tx_hash = {id:String} ORDER BY log_index`,
-    { id: reconcileId(MINT, slot) },
+    { id: correctionId(MINT, `reread:${slot}`) },
   );
 }
 
-/** Runs an ingester (on `bus`) until it follows the ledger head, `done` holds and the pipeline stored it all. */
-async function ingest(done: (cp: FollowerCheckpoint) => boolean, bus: Bus = p.bus) {
-  const ing = startSolanaIngest({
-    config: p.config,
-    bus,
-    codec: p.codec,
-    log: silentLogger,
-    clock: () => now,
-  });
+const startIngest = (bus: Bus = p.bus) =>
+  startSolanaIngest({ config: p.config, bus, codec: p.codec, log: silentLogger, clock: () => now });
+
+/** Waits until the running ingester follows the ledger head, `done` holds, and the pipeline stored it all. */
+async function caughtUp(done: (pr: ReturnType<SolanaIngest['progress']>[number]) => boolean = () => true) {
   await vi.waitFor(
     () => {
-      const cp = checkpoint();
-      expect(ing.progress()[0].slot, 'the ingester to reach the ledger head').toBeGreaterThanOrEqual(
-        ledger.slot,
-      );
-      expect(cp?.phase, 'the checkpoint to follow').toBe('following');
-      expect(cp && done(cp), `the checkpoint to be done: ${JSON.stringify(cp)}`).toBe(true);
+      const [pr] = (ing as SolanaIngest).progress();
+      expect(pr.phase, 'the follower to follow').toBe('following');
+      expect(pr.slot, 'the ingester to reach the ledger head').toBeGreaterThanOrEqual(ledger.slot);
+      expect(done(pr), `the follower to be done: ${JSON.stringify(pr)}`).toBe(true);
     },
     { timeout: 30_000 },
   );
-  await ing.stop();
+  // The views count what the chain 101 watermark covers: it is published after the round's transfers.
+  await vi.waitFor(
+    async () => {
+      await p.drained();
+      const [w] = await p.store.query<{ b: string }>(
+        `SELECT toString(block_number) AS b FROM ${p.store.database}.chain_watermarks WHERE chain_id = 101`,
+      );
+      expect(Number(w?.b), 'the chain 101 watermark').toBeGreaterThanOrEqual(ledger.slot);
+    },
+    { timeout: 30_000 },
+  );
+  // Published before that watermark, so on the bus by now: stored once the consumers drain.
   await p.drained();
 }
 
-const reconciledNow = (cp: FollowerCheckpoint) => cp.reconciledAt === now && !cp.corrections;
+const rereadNow = (pr: { rereadAt?: number }) => pr.rereadAt === now;
 
 beforeAll(async () => {
   tx([[A, 1_000_000n]]);
@@ -102,19 +107,27 @@ beforeAll(async () => {
   p = await startPipeline({
     config: {
       vaults: [solanaVault()],
-      solana: { rpcUrls: [rpc.url], pollIntervalMs: 30, backoffMs: 5, reconcileIntervalMs: INTERVAL },
+      solana: {
+        rpcUrls: [rpc.url],
+        pollIntervalMs: 30,
+        backoffMs: 5,
+        subscribe: false,
+        unsubscribedReconcileIntervalMs: INTERVAL,
+      },
     },
   });
 }, 60_000);
 
 afterAll(async () => {
+  await ing?.stop();
   await p?.close();
   await rpc?.close();
 });
 
 describe('Solana holder reconciliation', () => {
   it('reads a Token-2022 mint at the opening; a plain transfer stays invisible to the follower', async () => {
-    await ingest(() => true);
+    ing = startIngest();
+    await caughtUp();
     expect(await balancesView()).toEqual(ledger.holders(MINT));
     tx(
       [
@@ -127,7 +140,7 @@ describe('Solana holder reconciliation', () => {
       [B, -100_000n],
       [C, 100_000n],
     ]);
-    await ingest((cp) => cp.slot >= ledger.slot);
+    await caughtUp();
     const view = await balancesView();
     expect(view.get(A)).toBe(1_000_000n);
     expect(view.has(D)).toBe(false);
@@ -149,7 +162,7 @@ describe('Solana holder reconciliation', () => {
       ]);
     };
     now += INTERVAL;
-    await ingest(reconciledNow);
+    await caughtUp(rereadNow);
     expect(readSlot).toBeGreaterThan(0);
     expect(await balancesView()).toEqual(ledger.holders(MINT));
     expect(await viewHolders()).toBe(ledger.holders(MINT).size);
@@ -168,6 +181,7 @@ describe('Solana holder reconciliation', () => {
   }, 60_000);
 
   it('republishes the same corrections after a crash between saving and publishing them', async () => {
+    await ing?.stop();
     tx(
       [
         [D, -120_000n],
@@ -182,7 +196,6 @@ describe('Solana holder reconciliation', () => {
       ],
       true,
     );
-    const readSlot = ledger.slot;
     const supplyBefore = await viewSupply();
     // The process dies on its first publish of the corrections: nothing reaches the bus.
     let crashed = false;
@@ -193,29 +206,25 @@ describe('Solana holder reconciliation', () => {
       },
     });
     now += INTERVAL;
-    const ing = startSolanaIngest({
-      config: p.config,
-      bus: dying,
-      codec: p.codec,
-      log: silentLogger,
-      clock: () => now,
-    });
+    ing = startIngest(dying);
     await vi.waitFor(() => expect(crashed, 'the crash').toBe(true), { timeout: 30_000 });
     await ing.stop();
-    const saved = checkpoint()?.corrections ?? [];
+    const saved = (await new Journal(p.config.dataDir, 'nest-alpha').load(MINT))?.unpublished ?? [];
     expect(saved.map((c) => [c.from, c.to, c.amount])).toEqual(
       [
         [C, E, '30000'],
         [D, B, '120000'],
       ].sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-    // The restart publishes the saved corrections, then a run with no drift publishes none.
-    await ingest(reconciledNow);
+    const readSlot = saved[0].blockNumber;
+    // The restart publishes the saved corrections, then its own re-read finds no drift.
+    ing = startIngest();
+    await caughtUp(rereadNow);
     // Published once more by hand, as a crash right after publishing would: the consumers drop it.
     await publisher(p.bus, p.codec, p.config.topicPrefix)('transfers', saved);
     await p.drained();
     now += INTERVAL;
-    await ingest(reconciledNow);
+    await caughtUp(rereadNow);
     expect(await balancesView()).toEqual(ledger.holders(MINT));
     expect(await viewHolders()).toBe(ledger.holders(MINT).size);
     expect(await viewSupply()).toBe(supplyBefore);
