@@ -123,18 +123,25 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   if (roles.includes('ingest')) {
     const nothing = nothingToIngest(cfg);
     if (nothing) log.warn(nothing);
-    const [{ publishRegistry }, { startEvmIngest }, { startSolanaIngest }, { startMintFlowTracker }] =
-      await Promise.all([
-        import('../ingest/registry.ts'),
-        import('../ingest/evm/index.ts'),
-        import('../ingest/solana/index.ts'),
-        import('../ingest/mintflow/index.ts'),
-      ]);
+    const [
+      { publishRegistry },
+      { startEvmIngest },
+      { startSolanaIngest },
+      { solanaReadiness },
+      { startMintFlowTracker },
+    ] = await Promise.all([
+      import('../ingest/registry.ts'),
+      import('../ingest/evm/index.ts'),
+      import('../ingest/solana/index.ts'),
+      import('../ingest/solana/readiness.ts'),
+      import('../ingest/mintflow/index.ts'),
+    ]);
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');
     const evm = startEvmIngest({ config: cfg, bus, codec, log, startAfter });
     progress?.follow(() => evm.progress());
     const solana = startSolanaIngest({ config: cfg, bus, codec, log });
+    readinessConditions.push(solanaReadiness(solana));
     mintFlow = startMintFlowTracker({ config: cfg, bus, codec, log });
     const tracker = mintFlow;
     stoppers.push(

@@ -11,7 +11,7 @@
  * (core/evm-transport.ts `streamed`), not on the whole answer.
  */
 
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { base58 } from '@scure/base';
 import { JSONParser } from '@streamparser/json';
 import { VaultstreamError } from '../../core/errors.ts';
 import { rpcAnswerFault } from '../../core/evm-transport.ts';
@@ -39,8 +39,6 @@ export interface AccountsRead {
   total: bigint;
 }
 
-const base58 = getBase58Decoder();
-
 /** The token program owning `mint` (getAccountInfo's `owner`). */
 export async function mintProgram(rpc: SolanaRpc, mint: string, commitment: string): Promise<string> {
   const { value } = await rpc.call<{ value: { owner: string } | null }>('getAccountInfo', [
@@ -63,7 +61,7 @@ export async function mintProgram(rpc: SolanaRpc, mint: string, commitment: stri
  * slice reaches the account type byte too.
  */
 function mintFilterIsExact(mint: string): boolean {
-  const b = getBase58Encoder().encode(mint);
+  const b = base58.decode(mint);
   const mintLike = b[1] === 0 && b[2] === 0 && b[3] === 0 && b[0] <= 1;
   const multisigLike = b[0] <= 11 && b[1] <= 11 && b[2] <= 1;
   return !mintLike && !multisigLike;
@@ -113,6 +111,9 @@ export async function readMintAccounts(
     const parser = new JSONParser({
       paths: ['$.result.context', '$.result.value.*', '$.error'],
       keepStack: false,
+      // Short strings (addresses, base64 slices): concatenated, not buffered through a TextDecoder.
+      stringBufferSize: 0,
+      numberBufferSize: 0,
     });
     let slot: number | undefined;
     let error: { code: number; message: string } | undefined;
@@ -156,7 +157,7 @@ export function accountOf(e: WireAccount, exact: boolean): ReadAccount | undefin
   if (!exact && !(bytes.length === typeAt || bytes[typeAt] === ACCOUNT_TYPE_ACCOUNT)) return undefined;
   return {
     pubkey: e.pubkey,
-    owner: base58.decode(bytes.subarray(0, 32)),
+    owner: base58.encode(bytes.subarray(0, 32)),
     amount: bytes.readBigUInt64LE(32),
   };
 }

@@ -35,7 +35,8 @@ export async function explainNotices(
   const { state } = m;
   const open = (n: AccountNotice) => {
     const a = state.get(n.pubkey);
-    return !(a && (a.slot >= n.slot || (a.amount === n.amount && a.owner === n.owner)));
+    // Explained: the state holds the notice's amount, or a change newer than the notice's slot.
+    return !(a && (a.slot > n.slot || (a.amount === n.amount && a.owner === n.owner)));
   };
   const unexplained = notices.filter(open);
   if (!unexplained.length) return [];
