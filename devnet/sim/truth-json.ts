@@ -138,6 +138,8 @@ export interface SolanaTruthJson {
   balances: Record<string, string>;
   supply: string;
   transfers: number;
+  /** UTC day (YYYY-MM-DD) -> holders at the day's end, every day from the first change to the last. */
+  holdersByDay: Record<string, number>;
   mintFlows: MintFlowTruth[];
 }
 

@@ -51,6 +51,8 @@ export class SolanaSim {
   readonly wallets: KeyPairSigner[];
   readonly flows: MintFlowTruth[] = [];
   private readonly balances = new Map<string, bigint>();
+  /** Holders after each change, with its time (Unix seconds). */
+  private readonly holderSteps: { at: number; holders: number }[] = [];
   private supply = 0n;
   private transfers = 0;
   private readonly rng: Rng;
@@ -136,7 +138,7 @@ export class SolanaSim {
     if (!r.refunded && r.guid && r.shares !== undefined) {
       this.chain.travelTo(r.at);
       const tx = await this.chain.mintTo(this.mint, burn.wallet.address, r.shares);
-      this.book(null, burn.wallet.address, r.shares);
+      this.book(null, burn.wallet.address, r.shares, tx.blockTime);
       this.services.state.scan.set(r.guid.toLowerCase(), { status: 'DELIVERED', dstTxHash: tx.signature });
       Object.assign(flow, {
         guid: r.guid.toLowerCase(),
@@ -164,17 +166,33 @@ export class SolanaSim {
     // Now and then the whole balance, so holders also leave.
     const amount = this.rng.chance(0.2) ? balance : (balance * BigInt(this.rng.int(10, 60))) / 100n || 1n;
     this.chain.travelTo(at);
-    await this.chain.transfer(this.mint, from, to.address, amount);
-    this.book(from.address, to.address, amount);
+    const tx = await this.chain.transfer(this.mint, from, to.address, amount);
+    this.book(from.address, to.address, amount, tx.blockTime);
     this.transfers++;
     return true;
   }
 
-  private book(from: string | null, to: string | null, amount: bigint): void {
+  private book(from: string | null, to: string | null, amount: bigint, at: number): void {
     if (from) this.balances.set(from, (this.balances.get(from) ?? 0n) - amount);
     if (to) this.balances.set(to, (this.balances.get(to) ?? 0n) + amount);
     if (!from) this.supply += amount;
     if (!to) this.supply -= amount;
+    this.holderSteps.push({ at, holders: [...this.balances.values()].filter((v) => v > 0n).length });
+  }
+
+  /** Holders at the end of each UTC day from the first change to the last (days without one carry the count on). */
+  private holdersByDay(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const steps = this.holderSteps;
+    if (!steps.length) return out;
+    const dayOf = (t: number) => Math.floor(t / 86_400);
+    let k = 0;
+    let holders = 0;
+    for (let d = dayOf(steps[0].at); d <= dayOf(steps[steps.length - 1].at); d++) {
+      while (k < steps.length && dayOf(steps[k].at) <= d) holders = steps[k++].holders;
+      out[new Date(d * 86_400_000).toISOString().slice(0, 10)] = holders;
+    }
+    return out;
   }
 
   toJSON(): SolanaTruthJson {
@@ -190,6 +208,7 @@ export class SolanaSim {
       ),
       supply: this.supply.toString(),
       transfers: this.transfers,
+      holdersByDay: this.holdersByDay(),
       mintFlows: this.flows,
     };
   }
