@@ -45,6 +45,7 @@ const SCRIPTS: Script[] = [
   { name: 'engine', file: 'engine.ts' },
   { name: 'views', file: 'views.ts' },
   { name: 'sql-contention', file: 'sql-contention.ts' },
+  { name: 'solana', file: 'solana.ts' },
 ];
 
 const { values } = parseArgs({

@@ -37,6 +37,8 @@ export interface SyntheticStats {
   /** Answer bytes by method (a batch's split evenly over its calls). */
   bytes: Record<string, number>;
   bytesTotal: number;
+  /** Request bytes received (HTTP bodies). */
+  bytesIn: number;
   /** Websocket notification bytes. */
   wsBytes: number;
   /** The latest calls (at most 2,000), oldest first. */
@@ -56,7 +58,15 @@ type Call = { id?: unknown; method: string; params?: unknown[] };
 /** Serves `mint` on 127.0.0.1 (`port` 0: a free one). */
 export async function startSyntheticRpc(mint: SyntheticMint, port = 0): Promise<SyntheticRpc> {
   const faults: SyntheticFaults = {};
-  const stats: SyntheticStats = { requests: 0, calls: {}, bytes: {}, bytesTotal: 0, wsBytes: 0, log: [] };
+  const stats: SyntheticStats = {
+    requests: 0,
+    calls: {},
+    bytes: {},
+    bytesTotal: 0,
+    bytesIn: 0,
+    wsBytes: 0,
+    log: [],
+  };
   const hung = new Set<ServerResponse>();
   const count = (method: string, bytes: number) => {
     stats.bytes[method] = (stats.bytes[method] ?? 0) + bytes;
@@ -70,6 +80,7 @@ export async function startSyntheticRpc(mint: SyntheticMint, port = 0): Promise<
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       stats.requests++;
+      stats.bytesIn += chunks.reduce((n, c) => n + c.length, 0);
       if (faults.rateLimited) {
         faults.rateLimited--;
         res.writeHead(429, { 'retry-after': '0' }).end('busy');
@@ -139,6 +150,13 @@ export async function startSyntheticRpc(mint: SyntheticMint, port = 0): Promise<
     }
   }
 
+  /** Whether a counted fault applies now (and one fewer is left). */
+  function once(fault: 'cutReads' | 'stallReads'): boolean {
+    if (!faults[fault]) return false;
+    faults[fault]--;
+    return true;
+  }
+
   /** getProgramAccounts: written in parts as they are made, never built whole. */
   function fullRead(call: Call, res: ServerResponse): void {
     const cfg = (call.params?.[1] ?? {}) as {
@@ -159,8 +177,8 @@ export async function startSyntheticRpc(mint: SyntheticMint, port = 0): Promise<
       res.writeHead(200, { 'content-type': 'application/json' }).end(text);
       return;
     }
-    const cut = faults.cutReads ? (faults.cutReads--, true) : false;
-    const stall = faults.stallReads ? (faults.stallReads--, true) : false;
+    const cut = once('cutReads');
+    const stall = once('stallReads');
     const skip = faults.omitTop ? mint.topAccount() : -1;
     const pace = faults.paceMs ?? 0;
     const n = mint.count;
@@ -253,7 +271,15 @@ export async function startSyntheticRpc(mint: SyntheticMint, port = 0): Promise<
     faults,
     stats,
     resetStats() {
-      Object.assign(stats, { requests: 0, calls: {}, bytes: {}, bytesTotal: 0, wsBytes: 0, log: [] });
+      Object.assign(stats, {
+        requests: 0,
+        calls: {},
+        bytes: {},
+        bytesTotal: 0,
+        bytesIn: 0,
+        wsBytes: 0,
+        log: [],
+      });
     },
     async close() {
       for (const r of hung) r.destroy();

@@ -21,19 +21,19 @@
 import type { Config } from '../../core/config.ts';
 import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { BlockRecord, TransferRecord } from '../../schemas/records.ts';
-import { mintProgram, readMintAccounts } from './accounts.ts';
+import { mintProgram } from './accounts.ts';
 import type { MintTx } from './balances.ts';
 import { openingRecords } from './history.ts';
 import { type Cursor, type Journal, setEntry } from './journal.ts';
+import { isLegacy, takeOver } from './legacy.ts';
 import { explainNotices } from './notices.ts';
 import type { Publish } from './publish.ts';
 import { applyAll, blockTime, type MintReader, NO_BLOCK, site } from './reads.ts';
-import { isSupplyMismatch, reread } from './reread.ts';
+import { isSupplyMismatch, readState, reread } from './reread.ts';
 import { nodeFault, rpcCodeOf, rpcError, type SolanaRpc } from './rpc.ts';
 import { signaturesSince } from './signatures.ts';
-import { MintState } from './state.ts';
+import type { MintState } from './state.ts';
 import type { AccountSubscription } from './subscription.ts';
-import { supplyAt, supplyMismatch } from './supply.ts';
 import { readTransactions } from './transactions.ts';
 import type { BlockHeader, SignatureInfo } from './types.ts';
 
@@ -60,6 +60,8 @@ export interface FollowerProgress {
   subscribed: boolean;
   /** Clock time (ms) of the last full re-read that added up to the supply. */
   rereadAt?: number;
+  /** Owners with a positive balance in the state. */
+  holders: number;
 }
 
 /** Signatures handled per round at most (a backlog goes on in the next rounds, without a pause). */
@@ -92,6 +94,7 @@ export class Follower {
       openingSlot: this.opening?.slot,
       subscribed: this.sub?.up ?? false,
       rereadAt: this.rereadAt,
+      holders: this.state?.holders ?? 0,
     };
   }
 
@@ -150,6 +153,16 @@ export class Follower {
 
   /** The saved state, if any; after a restart a re-read comes first (what changed while down is unknown). */
   private async resume(): Promise<boolean> {
+    const old = this.deps.journal.saved();
+    if (isLegacy(old) && old.mint === this.deps.mint) {
+      const taken = await takeOver(this.ctx, old, this.deps.publish, this.deps.journal);
+      this.state = taken.state;
+      this.cursor = taken.cursor;
+      this.phase = 'following';
+      this.opening = { slot: taken.cursor.slot, time: taken.time };
+      this.reconcileAt = this.deps.clock() + this.reconcileEvery();
+      return true;
+    }
     const saved = await this.deps.journal.load(this.deps.mint);
     if (!saved) return false;
     this.state = saved.state;
@@ -165,17 +178,8 @@ export class Follower {
   /** The opening read: every account at S (checked against the supply), the past transactions, saved. */
   private async open(): Promise<void> {
     const { rpc, mint, settings } = this.deps;
-    const state = new MintState(mint, 0);
-    const read = await readMintAccounts(
-      rpc,
-      mint,
-      this.program as string,
-      { commitment: settings.commitment },
-      (a) => state.set(a.pubkey, a.owner, a.amount, -1),
-    );
-    const supply = await supplyAt(rpc, mint, read.slot, this.ctx.reads);
-    if (supply !== read.total) throw supplyMismatch(mint, read.slot, read.total, supply);
-    state.stamp(read.slot);
+    const { state, slot } = await readState(this.ctx);
+    const read = { slot };
     const sigs = await signaturesSince(rpc, mint, {
       commitment: settings.commitment,
       limit: settings.pageLimit,
@@ -227,15 +231,16 @@ export class Follower {
     );
   }
 
-  /** Saves a round's line, then publishes its records. */
-  private async commit(changed: Set<string>, records: TransferRecord[]): Promise<void> {
+  /** Saves a round's line (the state's new cursor), then publishes its records. */
+  private async commit(cursor: Cursor, changed: Set<string>, records: TransferRecord[]): Promise<void> {
     const state = this.state as MintState;
-    state.slot = this.cursor.slot;
+    state.slot = cursor.slot;
     await this.deps.journal.append({
-      cursor: this.cursor,
+      cursor,
       set: [...changed].map((p) => setEntry(state, p)),
       ...(records.length ? { records } : {}),
     });
+    this.cursor = cursor;
     // Kept until published: a failed publish is retried first in the next round.
     this.unpublished = records;
     if (records.length) await this.send(records);
@@ -263,7 +268,7 @@ export class Follower {
     const records = applyAll(this.ctx, txs, changed);
     const last = txs.at(-1);
     const caughtUp = complete && !this.backlog.length;
-    this.cursor = {
+    const cursor = {
       slot: caughtUp ? Math.max(before, head) : Math.max(before, (last?.slot ?? before + 1) - 1),
       signature: last?.signature ?? this.cursor.signature,
     };
@@ -271,7 +276,7 @@ export class Follower {
       const seen = new Set(txs.map((t) => t.signature));
       records.push(...(await explainNotices(this.ctx, this.sub.take(head), { before, head, seen, changed })));
     }
-    await this.commit(changed, records);
+    await this.commit(cursor, changed, records);
     return caughtUp;
   }
 
@@ -291,8 +296,7 @@ export class Follower {
     }
     if (!r) return true;
     this.sub?.take(r.slot);
-    this.cursor = r.cursor;
-    await this.commit(r.changed, r.records);
+    await this.commit(r.cursor, r.changed, r.records);
     this.reconcileFailures = 0;
     this.rereadAt = this.deps.clock();
     this.reconcileAt = this.rereadAt + this.reconcileEvery();

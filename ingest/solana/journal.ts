@@ -80,6 +80,11 @@ export class Journal {
     return join(this.dir, `${kind}-${g}.${kind === 'base' ? 'txt' : kind === 'journal' ? 'jsonl' : 'json'}`);
   }
 
+  /** The checkpoint as saved (a journal's, or one from before the journal: ingest/solana/legacy.ts). */
+  saved(): unknown {
+    return this.meta.load();
+  }
+
   /** The saved state of `mint`, or undefined (none, or another mint's: the registry changed). */
   async load(mint: string): Promise<Loaded | undefined> {
     const meta = this.meta.load() as JournalMeta | undefined;

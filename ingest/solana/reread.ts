@@ -12,6 +12,7 @@ import { correctTo } from './changes.ts';
 import type { Cursor } from './journal.ts';
 import { applyAll, blockTime, type MintReader, site } from './reads.ts';
 import { signaturesSince } from './signatures.ts';
+import { MintState } from './state.ts';
 import { supplyAt, supplyMismatch } from './supply.ts';
 import { readTransactions } from './transactions.ts';
 
@@ -20,6 +21,18 @@ export interface Reread {
   cursor: Cursor;
   changed: Set<string>;
   records: TransferRecord[];
+}
+
+/** Every account in a new state, read at one slot and checked against the supply there. */
+export async function readState(m: Omit<MintReader, 'state'>): Promise<{ state: MintState; slot: number }> {
+  const state = new MintState(m.mint, 0);
+  const r = await readMintAccounts(m.rpc, m.mint, m.program, { commitment: m.reads.commitment }, (a) =>
+    state.set(a.pubkey, a.owner, a.amount, -1),
+  );
+  const supply = await supplyAt(m.rpc, m.mint, r.slot, m.reads);
+  if (supply !== r.total) throw supplyMismatch(m.mint, r.slot, r.total, supply);
+  state.stamp(r.slot);
+  return { state, slot: r.slot };
 }
 
 /** Whether `e` is a read refused by the supply check. */
