@@ -2,7 +2,7 @@
  * `npm run bench -- --only solana`: the Solana follower at a real mint's scale, against the
  * deterministic synthetic mint (devnet/solana/synthetic.ts) served on loopback in this process,
  * the follower alone in a child (bench/solana-follower.ts: its own CPU and peak RSS). For each
- * size (10,000, 100,000 and 1,000,000 token accounts; tiny: 2,000), with 3,000 past transactions
+ * size (10,000, 100,000 and 1,000,000 token accounts; tiny: 1,000), with 3,000 past transactions
  * and a 400 ms slot clock:
  * - the opening: time from start to the opening published (the follower's phase `following`),
  *   the bytes the node answered, the follower's peak RSS;
@@ -11,7 +11,9 @@
  *   committed cursor passing its slot (max), the follower's CPU seconds per change, and its
  *   holder count against the mint's at the end;
  * - an idle minute: requests and bytes (both ways, websocket included).
- * Targets (issue 34) are stated for 1,000,000 accounts; the idle targets apply at every size.
+ * and the opening again for a Token-2022 mint of the largest size. Targets (issue 34) are stated
+ * for 1,000,000 accounts; the idle targets at every size, over a whole idle minute. The opening's
+ * time counts from the child's start (its module loading included).
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +28,7 @@ const { values, size, out } = benchArgs(
   'solana',
   { accounts: undefined, 'window-s': undefined, 'idle-s': undefined, history: '3000' },
   {
-    tiny: { accounts: '2000', 'window-s': '15', 'idle-s': '15' },
+    tiny: { accounts: '1000', 'window-s': '10', 'idle-s': '10', history: '300' },
     full: { accounts: '10000,100000,1000000', 'window-s': '60', 'idle-s': '60' },
   },
 );
@@ -42,8 +44,13 @@ interface Report {
   peakRssMb: number;
 }
 
-async function measure(accounts: number): Promise<BenchRow[]> {
-  const mint = new SyntheticMint({ accounts, history: Number(values.history), seed: accounts });
+/** The rows of one size; `openingOnly`: the opening's rows alone (the Token-2022 run). */
+async function measure(
+  accounts: number,
+  program: 'token' | 'token-2022',
+  openingOnly = false,
+): Promise<BenchRow[]> {
+  const mint = new SyntheticMint({ accounts, history: Number(values.history), seed: accounts, program });
   // The node's own address cache warmed up front: its base58 work is no part of the follower's time.
   for (let i = 0; i < mint.count; i++) mint.pubkey(i);
   const rpc = await startSyntheticRpc(mint);
@@ -65,7 +72,7 @@ async function measure(accounts: number): Promise<BenchRow[]> {
     }
     return last;
   };
-  const n = accounts.toLocaleString('en');
+  const n = `${accounts.toLocaleString('en')}${program === 'token' ? '' : ' Token-2022'}`;
   const at = accounts === FULL;
   try {
     const t0 = performance.now();
@@ -73,9 +80,30 @@ async function measure(accounts: number): Promise<BenchRow[]> {
     const openingS = (performance.now() - t0) / 1000;
     const openingBytes = rpc.stats.bytesTotal;
     const peakOpening = opened.peakRssMb;
+    const openingCpu = opened.cpuS;
     console.error(
       `solana ${n}: opening ${round(openingS, 1)} s, ${round(openingBytes / 1e6, 1)} MB, peak ${round(peakOpening)} MB`,
     );
+
+    const openingRows = [
+      row(
+        `opening, ${n} accounts: time to published`,
+        round(openingS, 1),
+        's',
+        { text: '<= 120 s', bound: 120, better: 'lower' },
+        at,
+      ),
+      row(`opening, ${n} accounts: follower CPU`, round(openingCpu, 1), 'CPU-s'),
+      row(`opening, ${n} accounts: bytes answered`, round(openingBytes / 1e6, 1), 'MB'),
+      row(
+        `opening, ${n} accounts: follower peak RSS`,
+        round(peakOpening),
+        'MB',
+        { text: '<= 1024 MB', bound: 1024, better: 'lower' },
+        at,
+      ),
+    ];
+    if (openingOnly) return openingRows;
 
     // 100 changes a minute.
     const cpu0 = (await until(() => true, 5, 'a report')).cpuS;
@@ -112,21 +140,7 @@ async function measure(accounts: number): Promise<BenchRow[]> {
     const idleBytes = (rpc.stats.bytesTotal + rpc.stats.bytesIn + rpc.stats.wsBytes) * perMin;
     const peak = (last as Report).peakRssMb;
     return [
-      row(
-        `opening, ${n} accounts: time to published`,
-        round(openingS, 1),
-        's',
-        { text: '<= 120 s', bound: 120, better: 'lower' },
-        at,
-      ),
-      row(`opening, ${n} accounts: bytes answered`, round(openingBytes / 1e6, 1), 'MB'),
-      row(
-        `opening, ${n} accounts: follower peak RSS`,
-        round(peakOpening),
-        'MB',
-        { text: '<= 1024 MB', bound: 1024, better: 'lower' },
-        at,
-      ),
+      ...openingRows,
       row(
         `100 changes/min, ${n} accounts: max lag`,
         round(maxLagS, 2),
@@ -147,16 +161,21 @@ async function measure(accounts: number): Promise<BenchRow[]> {
         bound: 0,
         better: 'lower',
       }),
-      row(`idle minute, ${n} accounts: requests`, round(idleRequests, 1), 'requests', {
-        text: '<= 20',
-        bound: 20,
-        better: 'lower',
-      }),
-      row(`idle minute, ${n} accounts: bytes`, round(idleBytes / 1000, 1), 'KB', {
-        text: '<= 50 KB',
-        bound: 50,
-        better: 'lower',
-      }),
+      // A window shorter than a minute may see no idle round at all: the target needs a whole one.
+      row(
+        `idle minute, ${n} accounts: requests`,
+        round(idleRequests, 1),
+        'requests',
+        { text: '<= 20', bound: 20, better: 'lower' },
+        idleS >= 60,
+      ),
+      row(
+        `idle minute, ${n} accounts: bytes`,
+        round(idleBytes / 1000, 1),
+        'KB',
+        { text: '<= 50 KB', bound: 50, better: 'lower' },
+        idleS >= 60,
+      ),
       row(`${n} accounts: follower peak RSS, whole run`, round(peak), 'MB'),
     ];
   } finally {
@@ -169,5 +188,7 @@ async function measure(accounts: number): Promise<BenchRow[]> {
 }
 
 const rows: BenchRow[] = [];
-for (const accounts of sizes) rows.push(...(await measure(accounts)));
+for (const accounts of sizes) rows.push(...(await measure(accounts, 'token')));
+// Token-2022 (170-byte accounts, the mint filter alone) at the largest size: the opening.
+rows.push(...(await measure(Math.max(...sizes), 'token-2022', true)));
 writeReport(out, { name: 'solana', size, rows, sizes, windowS, idleS, history: Number(values.history) });

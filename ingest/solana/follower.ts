@@ -37,6 +37,9 @@ import type { AccountSubscription } from './subscription.ts';
 import { readTransactions } from './transactions.ts';
 import type { BlockHeader, SignatureInfo } from './types.ts';
 
+/** How long after a failed subscription the follower tries again. */
+const SUBSCRIBE_RETRY_MS = 10 * 60_000;
+
 export interface FollowerDeps {
   vault: string;
   mint: string;
@@ -81,6 +84,7 @@ export class Follower {
   private reconcileFailures = 0;
   private opening?: { slot: number; time: number };
   private rereadAt?: number;
+  private subscribeAt = 0;
 
   constructor(private readonly deps: FollowerDeps) {}
 
@@ -107,7 +111,11 @@ export class Follower {
   async round(): Promise<boolean> {
     const s = this.deps.settings;
     this.program ??= await mintProgram(this.deps.rpc, this.deps.mint, s.commitment);
-    if (this.deps.subscribe && !this.sub) this.sub = await this.deps.subscribe(this.program);
+    if (this.deps.subscribe && !this.sub && this.deps.clock() >= this.subscribeAt) {
+      this.sub = await this.deps.subscribe(this.program);
+      // A provider without websockets is asked again only now and then (each try waits for an answer).
+      if (!this.sub) this.subscribeAt = this.deps.clock() + SUBSCRIBE_RETRY_MS;
+    }
     if (!this.state && !(await this.resume())) await this.open();
     if (this.phase === 'opening') {
       await this.publishOpening();

@@ -32,6 +32,9 @@ export interface SubscriptionOptions {
   log?: Logger;
 }
 
+/** Ping interval of the subscription's connection. */
+const HEARTBEAT_MS = 30_000;
+
 export class AccountSubscription {
   private ws?: WebSocket;
   private readonly notices = new Map<string, AccountNotice>();
@@ -66,6 +69,16 @@ export class AccountSubscription {
       }, opts.timeoutMs);
       const ws = new WebSocket(opts.url, { handshakeTimeout: opts.timeoutMs });
       this.ws = ws;
+      // A connection that stops answering pings is dropped (then reconnected, a gap).
+      let alive = true;
+      const heartbeat = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, HEARTBEAT_MS);
+      ws.on('pong', () => {
+        alive = true;
+      });
       ws.on('open', () =>
         ws.send(
           JSON.stringify({
@@ -93,6 +106,7 @@ export class AccountSubscription {
       });
       ws.on('error', (e) => opts.log?.debug({ err: e.message, url: opts.url }, 'solana subscription error'));
       ws.on('close', () => {
+        clearInterval(heartbeat);
         settle(false);
         if (this.up) this.gap = true;
         this.up = false;

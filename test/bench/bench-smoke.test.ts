@@ -30,6 +30,7 @@ const SCRIPTS = [
   'engine',
   'views',
   'sql-contention',
+  'solana',
 ];
 
 const outDir = mkdtempSync(join(tmpdir(), 'vs-bench-smoke-'));
