@@ -147,11 +147,16 @@ export interface WireAccount {
   account: { data: [string, string] };
 }
 
-/** An entry of the answer as an account; undefined for a Token-2022 entry that is not a token account. */
+/**
+ * An entry of the answer as an account; undefined for a Token-2022 entry that is not a token
+ * account. The data is the slice asked for (from the owner at 32), or the whole account where a
+ * node sent it all (a slice is always shorter than an account: its owner is then at 32).
+ */
 export function accountOf(e: WireAccount, exact: boolean): ReadAccount | undefined {
-  const bytes = Buffer.from(e.account.data[0], 'base64');
+  const raw = Buffer.from(e.account.data[0], 'base64');
+  const bytes = raw.length >= ACCOUNT_SIZE ? raw.subarray(OWNER_AT) : raw;
   if (bytes.length < 40) return undefined;
-  // Without the exact filter the slice ends at the account type byte: a token account is 165
+  // Without the exact filter the data reaches the account type byte: a token account is 165
   // bytes (no type byte) or longer with type Account; a mint (82 bytes) or multisig (355) is not.
   const typeAt = ACCOUNT_SIZE - OWNER_AT;
   if (!exact && !(bytes.length === typeAt || bytes[typeAt] === ACCOUNT_TYPE_ACCOUNT)) return undefined;

@@ -85,6 +85,8 @@ export class Follower {
   private opening?: { slot: number; time: number };
   private rereadAt?: number;
   private subscribeAt = 0;
+  /** The state was loaded from the journal (not read in this process). */
+  private restarted = false;
 
   constructor(private readonly deps: FollowerDeps) {}
 
@@ -180,6 +182,7 @@ export class Follower {
     this.unpublished = saved.unpublished;
     this.opening = { slot: saved.meta.openingSlot, time: saved.meta.openingTime };
     this.reconcileAt = this.deps.clock();
+    this.restarted = true;
     return true;
   }
 
@@ -218,7 +221,8 @@ export class Follower {
     await this.deps.journal.opened();
     this.history = [];
     this.phase = 'following';
-    this.reconcileAt = this.deps.clock() + this.reconcileEvery();
+    // After a restart the re-read stays due: what changed while the process was down is unknown.
+    if (!this.restarted) this.reconcileAt = this.deps.clock() + this.reconcileEvery();
     await this.publishWatermark(at.slot);
   }
 
