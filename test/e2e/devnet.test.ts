@@ -530,6 +530,19 @@ describe('vaultstream start on the devnet, against the ground truth', () => {
     }
   });
 
+  it('holders-history: chain 101 has every day of the Solana side, each equal to its count at the day’s end', async () => {
+    const sol = truth.solana;
+    expect(sol, 'the truth has a Solana side').toBeDefined();
+    const days = Object.entries(sol?.holdersByDay ?? {});
+    expect(days.length, 'Solana days in the truth').toBeGreaterThan(1);
+    const start = Date.parse(`${days[0][0]}T00:00:00Z`) / 1000;
+    const { data } = await get(`/v1/vaults/holders-history?status=all&startDate=${start}`);
+    const history: Json[] = vaultEntry(data, vaults[0]).history.filter((h: Json) => h.chainId === 101);
+    const got = Object.fromEntries(history.map((h) => [T.utcDay(h.day), h.end]));
+    for (const [day, holders] of days)
+      expect(got[day], `chain 101 holders at the end of ${day}`).toBe(holders);
+  });
+
   it('exits 0 on SIGTERM', async () => {
     svc.child.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
