@@ -7,10 +7,10 @@
  * - the opening: time from start to the opening published (the follower's phase `following`),
  *   the bytes the node answered, the follower's peak RSS;
  * - 100 changes a minute in the mix a mint sees (transferChecked, plain Transfer, new holders,
- *   mintTo, burn, transfer then close, failed ones): the lag from each change to the follower's
- *   committed cursor passing its slot (max), the follower's CPU seconds per change, and its
- *   holder count against the mint's at the end;
- * - an idle minute: requests and bytes (both ways, websocket included).
+ *   mintTo, burn, transfer then close, failed ones): the lag from each change that moves shares
+ *   to the follower's committed cursor passing its slot (max; the failed ones' apart), the
+ *   follower's CPU seconds per change, and its holder count against the mint's at the end;
+ * - an idle minute: requests and bytes (both ways, websocket included);
  * and the opening again for a Token-2022 mint of the largest size. Targets (issue 34) are stated
  * for 1,000,000 accounts; the idle targets at every size, over a whole idle minute. The opening's
  * time counts from the child's start (its module loading included).
@@ -107,17 +107,22 @@ async function measure(
 
     // 100 changes a minute.
     const cpu0 = (await until(() => true, 5, 'a report')).cpuS;
-    const made: { slot: number; at: number }[] = [];
+    // A failed transaction changes no balance and no account (no notice wakes the follower for
+    // it): its lag is kept apart, the target is on the changes that move shares.
+    const made: { slot: number; at: number; failed: boolean }[] = [];
+    const failedLags: number[] = [];
     const lags: number[] = [];
     const watch = setInterval(() => {
-      while (made.length && last && last.progress.slot >= made[0].slot)
-        lags.push(performance.now() - (made.shift() as { at: number }).at);
+      while (made.length && last && last.progress.slot >= made[0].slot) {
+        const m = made.shift() as (typeof made)[number];
+        (m.failed ? failedLags : lags).push(performance.now() - m.at);
+      }
     }, 10);
     const changes = Math.round((windowS / 60) * 100);
     for (let i = 0; i < changes; i++) {
       mint.advance();
       const tx = mint.transact();
-      made.push({ slot: tx.slot, at: performance.now() });
+      made.push({ slot: tx.slot, at: performance.now(), failed: Boolean(tx.err) });
       await sleep(600);
     }
     await until(() => made.length === 0, 60, 'the changes');
@@ -147,7 +152,7 @@ async function measure(
         's',
         { text: '<= 5 s', bound: 5, better: 'lower' },
         at,
-        { p95LagS: round(p95LagS, 3) },
+        { p95LagS: round(p95LagS, 3), failedMaxLagS: round(Math.max(0, ...failedLags) / 1000, 2) },
       ),
       row(
         `100 changes/min, ${n} accounts: CPU per change`,
