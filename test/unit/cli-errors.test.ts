@@ -27,7 +27,9 @@ describe('vaultstream CLI: operator mistakes', () => {
   });
 
   it('start --roles with a role that does not exist: an error listing the roles, nothing started', async () => {
-    const r = await runCli(['start', '--roles', 'streams,apis'], { VAULTSTREAM_DATA_DIR: join(dir, 'roles') });
+    const r = await runCli(['start', '--roles', 'streams,apis'], {
+      VAULTSTREAM_DATA_DIR: join(dir, 'roles'),
+    });
     expect(r.stderr.split('\n')[0]).toBe(
       "error: option '--roles <list>' argument 'streams,apis' is invalid. roles are a comma-separated list of ingest, streams, api; got \"streams,apis\"",
     );
