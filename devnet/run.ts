@@ -190,6 +190,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       truthFile,
       reorgAtTick: settings.reorgAtTick,
       reorgHoldMs: settings.reorgHoldSeconds * 1000,
+      reorgReleaseFile: settings.reorgReleaseFile || undefined,
       clock,
       log,
       onDay: (day, days) => opts.onProgress?.({ phase: 'backfill', day, days }),

@@ -6,6 +6,7 @@
  * same history whatever the interleaving. The ground truth is written after the
  * backfill and after every live tick.
  */
+import { existsSync } from 'node:fs';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import { accountantAbi, boringVaultAbi, mockUsdcAbi, nestHubAccountantAbi, tellerVedaAbi } from './abis.ts';
@@ -51,6 +52,8 @@ export interface SimulatorOptions {
   /** Live tick on which the primary chain reorgs (0 = never) and how long the orphaned blocks stay the head. */
   reorgAtTick?: number;
   reorgHoldMs?: number;
+  /** When set, the orphaned blocks stay the head until this file exists (at most 600 s), not `reorgHoldMs`. */
+  reorgReleaseFile?: string;
   /** Milliseconds since the epoch. */
   clock?: () => number;
   log?: Logger;
@@ -156,7 +159,18 @@ async function solanaTransfers(ctx: SimContext, at: number): Promise<void> {
 const yieldRngs = new WeakMap<SimContext, Rng>();
 
 /** Sends transactions that a reorg then discards (booked nowhere but in `reorgs`), and replaces them. */
-async function reorg(ctx: SimContext, holdMs: number, log: Logger): Promise<void> {
+/** Until `file` exists (checked every 100 ms, at most 600 s), or `holdMs` without one. */
+async function hold(holdMs: number, file: string | undefined): Promise<void> {
+  if (!file) return new Promise((r) => setTimeout(r, holdMs));
+  const until = Date.now() + 600_000;
+  while (!existsSync(file) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+}
+
+async function reorg(
+  ctx: SimContext,
+  release: { holdMs: number; file?: string },
+  log: Logger,
+): Promise<void> {
   const id = await ctx.chain.snapshot();
   const fork = await ctx.chain.pub.getBlockNumber();
   const orphans = [];
@@ -182,10 +196,15 @@ async function reorg(ctx: SimContext, holdMs: number, log: Logger): Promise<void
     ]),
   );
   log.info(
-    { chainId: ctx.chain.chainId, fork: fork.toString(), blocks: orphans.length },
+    {
+      chainId: ctx.chain.chainId,
+      fork: fork.toString(),
+      blocks: orphans.length,
+      txs: orphans.map((o) => o.hash),
+    },
     'devnet: blocks to be reorged out',
   );
-  await new Promise((r) => setTimeout(r, holdMs));
+  await hold(release.holdMs, release.file);
   await ctx.chain.revert(id);
   // The replacement chain is longer than the orphaned one, so followers switch to it.
   await randomActions(ctx, orphans.length + 2);
@@ -267,7 +286,8 @@ export async function createSimulator(opts: SimulatorOptions): Promise<Simulator
     await Promise.all(
       contexts.map(async (ctx) => {
         ctx.deliverBefore = tickStart;
-        if (ctx.primary && ticks === opts.reorgAtTick) await reorg(ctx, opts.reorgHoldMs ?? 8_000, log);
+        if (ctx.primary && ticks === opts.reorgAtTick)
+          await reorg(ctx, { holdMs: opts.reorgHoldMs ?? 8_000, file: opts.reorgReleaseFile }, log);
         // The tick's transactions in one block (devnet/sim/chain.ts).
         await ctx.chain.startTick();
         for (const v of ctx.vaults) await updateRate(ctx, v);

@@ -23,6 +23,11 @@ export const devnetSchema = z
     /** Seconds the orphaned blocks stay the head before the reorg replaces them. */
     reorgHoldSeconds: z.number().int().min(0).max(600).default(8),
     /**
+     * When set, the orphaned blocks stay the head until this file exists, instead of for
+     * `reorgHoldSeconds` (at most 600 s): a test that must see them first creates it once it has.
+     */
+    reorgReleaseFile: z.string().default(''),
+    /**
      * Live ticks for which each anvil node keeps the block states of the whole history (12 a
      * backfill day, and these ticks' blocks: devnet/run.ts `keptStates`), so an ingester can
      * read the history at its blocks; then the nodes restart keeping `liveStates`

@@ -8,7 +8,7 @@
  * file describes the final chain state exactly. A second, short run goes live until
  * the primary chain's reorg: the orphaned transactions are served, then retracted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PublicClient } from 'viem';
@@ -585,11 +585,13 @@ describe('the 30-day windows over a longer backfill', () => {
 
 describe('a reorg on the live devnet', () => {
   it('serves the orphaned deposit while it is the head, then retracts it from the views', async () => {
+    // The orphaned blocks stay the head until the test has seen them served, at any load.
+    const release = join(dir, 'reorg-release');
     const live = await startService(join(dir, 'reorg'), {
       backfillDays: '1',
       liveIntervalMs: '1500',
       reorgAtTick: '2',
-      reorgHoldSeconds: '8',
+      reorgReleaseFile: release,
     });
     const primary = T.readTruth(live.truthFile).chainIds[0];
     const served = async () => {
@@ -601,22 +603,36 @@ describe('a reorg on the live devnet', () => {
         (e.recentTransactions as Json[]).map((r) => T.lc(r.transactionHash)),
       );
     };
-    // The simulator books the orphaned transactions once it has replaced them.
-    const seen = new Set<string>();
-    const reorg = await vi.waitFor(
+    // The simulator names the transactions it is about to orphan, and holds them as the head.
+    const orphaned = await vi.waitFor(
+      () => {
+        const m = /"txs":(\[[^\]]*\]),"msg":"devnet: blocks to be reorged out"/.exec(live.log.stderr);
+        expect(m, `the reorg's blocks; ${stderrTail(live)}`).not.toBeNull();
+        return (JSON.parse(m![1]) as string[]).map(T.lc);
+      },
+      { timeout: 90_000, interval: 300 },
+    );
+    await vi.waitFor(
       async () => {
-        for (const h of await served()) seen.add(h);
+        const now = new Set(await served());
+        expect(
+          orphaned.filter((h) => now.has(h)),
+          `orphaned transactions served while they are the head; ${stderrTail(live)}`,
+        ).not.toEqual([]);
+      },
+      { timeout: 90_000, interval: 300 },
+    );
+    writeFileSync(release, '');
+    // The simulator books the orphaned transactions once it has replaced them.
+    const reorg = await vi.waitFor(
+      () => {
         const [first] = T.readTruth(live.truthFile).reorgs;
         expect(first, `the reorg in the truth; ${stderrTail(live)}`).toBeDefined();
         return first;
       },
-      { timeout: 90_000, interval: 300 },
+      { timeout: 60_000, interval: 300 },
     );
-    const orphaned = reorg.orphanedTxs.map(T.lc);
-    expect(
-      orphaned.filter((h) => seen.has(h)),
-      'orphaned transactions served while they were the head',
-    ).not.toEqual([]);
+    expect(reorg.orphanedTxs.map(T.lc)).toEqual(orphaned);
     await vi.waitFor(
       async () => {
         const p = (await get('/status', live)).ingest.evm.find((x: Json) => x.chainId === primary);
@@ -637,5 +653,5 @@ describe('a reorg on the live devnet', () => {
     );
     live.child.kill('SIGTERM');
     expect(await live.exited).toBe(0);
-  }, 170_000);
+  }, 300_000);
 });
