@@ -273,7 +273,9 @@ export class SnapshotVersions<S extends BuildingSnapshot> {
         entry.retired = true;
         await this.dropIfUnused(entry);
       }
-      log.warn({ err, version }, `${name} snapshot build failed`);
+      // A build the shutdown cut short (the store closing under it) is no failure of the store.
+      if (this.closed) log.debug({ err, version }, `${name} snapshot build stopped by the shutdown`);
+      else log.warn({ err, version }, `${name} snapshot build failed`);
       throw err;
     }
   }
