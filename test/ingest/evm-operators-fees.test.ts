@@ -15,10 +15,11 @@ import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { type DecodedLog, decodeLog, decodeLogGeneric, type RawLog } from '../../ingest/evm/decode.ts';
 import { depositFees, type FeeSettingMark } from '../../ingest/evm/deposit-fees.ts';
 import { ACCOUNTANT_FEE_EVENTS, MAPPED_EVENTS, mapLogs, SET_FEE_EVENT } from '../../ingest/evm/map.ts';
-import { runCli } from '../support/cli.ts';
+import { ROOT, runCli } from '../support/cli.ts';
 import { A, addr, canonical, ev, logOf, testConfig } from './evm-support.ts';
 
-const REFERENCE = '/work/shared/reference/contracts-and-flows.md';
+// The product's reference stands beside the repository (../shared, in CI too); without it, the copy below.
+const REFERENCE = join(ROOT, '..', 'shared', 'reference', 'contracts-and-flows.md');
 const REGISTRY = addr(0x0be7);
 const config = testConfig({ chain: { operatorRegistry: REGISTRY } });
 const contracts = chainContracts(config, config.chains[0]);
@@ -76,7 +77,7 @@ function referenceTopics(): Map<string, string> {
       out.set(m[2], m[1]);
     return out;
   }
-  // Copied from reference/contracts-and-flows.md, "Appendix: topic0 of every signature above".
+  // Copied from ../shared/reference/contracts-and-flows.md, "Appendix: topic0 of every signature above".
   for (const [sig, topic] of [
     [
       'OperatorSet(address,address,bool)',
