@@ -1,12 +1,11 @@
 /**
  * The fast path of validation, built from the descriptors of the families marked `fast`
- * (schemas/families.ts): each field's kind has a hand-written check (schemas/kinds.ts) that
- * is a sound subset of its zod rule. When `fastValid` returns true, `schema.safeParse(rec)`
- * succeeds and its data equals `rec`, so the consumer can use the record as decoded and
- * skip zod's regexes, BigInt refines and clone. When it returns false the caller asks zod,
- * which either accepts the record anyway (stricter here is fine) or words the error.
- * Assumes data properties, as decoded records have: an accessor could answer differently
- * to zod than here. test/unit/fast-valid.test.ts holds the checks to zod.
+ * (schemas/families.ts): each field's kind has one check (schemas/kinds.ts), from which its zod
+ * rule is built too. When `fastValid` returns true, `schema.safeParse(rec)` succeeds and its data
+ * equals `rec`, so the consumer can use the record as decoded and skip zod's clone. When it
+ * returns false the caller asks zod, which either accepts the record anyway (a default to fill
+ * in) or words the error. Assumes data properties, as decoded records have: an accessor could
+ * answer differently to zod than here. test/unit/fast-valid.test.ts holds the records to zod.
  */
 import { FAMILIES, type FamilyName } from './families.ts';
 import type { Check } from './kinds.ts';

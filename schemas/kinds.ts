@@ -1,12 +1,16 @@
 /**
- * The value kinds event fields are made of. A kind says everything the pipeline checks of a
- * value, three ways that must agree:
- *   zod:  the rule itself (the consumer's validation, and the words of its errors);
- *   fast: a cheap check on a decoded value, a sound subset of zod's: true only for values
- *         zod accepts unchanged (schemas/fast-valid.ts);
- *   wire: the same check on the Avro bytes, for the transcoder (streams/transcode.ts).
- * The family descriptors (schemas/families.ts) are built from these; tests hold fast and
- * wire to zod (test/unit/fast-valid.test.ts, test/unit/transcode.test.ts).
+ * The value kinds event fields are made of. Each rule is written once, as a check on a decoded
+ * value, and applied three ways:
+ *   zod:  the consumer's validation and the words of its errors, built from that check (a
+ *         `z.string()` with the rule as its refinement, or zod's own number checks from the same
+ *         bounds);
+ *   fast: the same check alone, without zod's clone of the record (schemas/fast-valid.ts): what
+ *         it accepts, zod accepts unchanged;
+ *   wire: the rule's parameters (`Wire`), which the transcoder checks on the Avro bytes with the
+ *         same character tables (streams/transcode.ts).
+ * The family descriptors (schemas/families.ts) are built from these; tests hold the checks to the
+ * rules' regular expressions and the transcoder to the general path (test/unit/fast-valid.test.ts,
+ * test/unit/transcode.test.ts).
  */
 import { z } from 'zod';
 import type { Out } from './columns.ts';
@@ -92,31 +96,34 @@ const hexOrBase58 =
       ? v.length === digits + 2 && v.charCodeAt(1) === 120 && allIn(HEX, v, 2)
       : v.length >= 32 && v.length <= 88 && allIn(BASE58, v, 0));
 
-const base58Zod = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,88}$/, 'expected a base58 string');
+/** A string kind: zod's rule is the check itself, with `error` as its words. */
+function checked(check: Check, error: string) {
+  return z.string({ error }).refine((v) => check(v), { error });
+}
+
+const isBase58 = (v: unknown) =>
+  typeof v === 'string' && v.length >= 32 && v.length <= 88 && allIn(BASE58, v, 0);
 /** EVM address or Solana base58 account; EVM hex is stored lower-case. */
 export const account = {
-  zod: z.union([z.string().regex(/^0x[0-9a-fA-F]{40}$/), base58Zod], {
-    error: 'expected an EVM address (0x + 40 hex) or a Solana base58 address',
-  }),
+  zod: checked(hexOrBase58(40), 'expected an EVM address (0x + 40 hex) or a Solana base58 address'),
   fast: hexOrBase58(40),
   wire: { avro: 'string', chars: 'hexOrBase58', digits: 40 } as Wire,
   out: 'norm' as Out,
 } satisfies Kind;
 /** A 0x 32-byte hash or a Solana base58 signature / blockhash; EVM hex is stored lower-case. */
 export const hashOrSig = {
-  zod: z.union(
-    [z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex hash'), base58Zod],
-    { error: 'expected a 0x 32-byte hash or a Solana base58 signature' },
-  ),
+  zod: checked(hexOrBase58(64), 'expected a 0x 32-byte hash or a Solana base58 signature'),
   fast: hexOrBase58(64),
   wire: { avro: 'string', chars: 'hexOrBase58', digits: 64 } as Wire,
   out: 'norm' as Out,
 } satisfies Kind;
-export const base58 = { zod: base58Zod } satisfies Kind;
+export const base58 = { zod: checked(isBase58, 'expected a base58 string'), fast: isBase58 } satisfies Kind;
 
+const isSlug = (v: unknown) =>
+  typeof v === 'string' && v.length > 0 && v.charCodeAt(0) !== 45 && allIn(SLUG, v, 0);
 export const slug = {
-  zod: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a vault slug'),
-  fast: (v) => typeof v === 'string' && v.length > 0 && v.charCodeAt(0) !== 45 && allIn(SLUG, v, 0),
+  zod: checked(isSlug, 'expected a vault slug'),
+  fast: isSlug,
   wire: { avro: 'string', chars: 'slug' } as Wire,
 } satisfies Kind;
 
@@ -126,22 +133,22 @@ export const slug = {
  */
 export function uintAtMost(max: bigint, message = 'exceeds uint256') {
   const m = max.toString();
+  /** Digits with no leading zero, of at most 78 digits (2^256 has 78). */
+  const isUint = (v: unknown): v is string =>
+    typeof v === 'string' &&
+    v.length > 0 &&
+    v.length <= 78 &&
+    (v.length === 1 || v.charCodeAt(0) !== 48) &&
+    allIn(DIGIT, v, 0);
+  const atMost = (v: string) => v.length < m.length || (v.length === m.length && v <= m);
+  const shape = 'expected a non-negative integer as a decimal string';
   return {
     zod: z
-      .string()
-      // abort: zod runs later checks after a failed one, and BigInt() of a non-number throws.
-      .regex(/^(0|[1-9][0-9]{0,77})$/, {
-        error: 'expected a non-negative integer as a decimal string',
-        abort: true,
-      })
-      .refine((s) => BigInt(s) <= max, message),
-    fast: (v) =>
-      typeof v === 'string' &&
-      v.length > 0 &&
-      v.length <= m.length &&
-      (v.length === 1 || v.charCodeAt(0) !== 48) &&
-      allIn(DIGIT, v, 0) &&
-      (v.length < m.length || v <= m),
+      .string({ error: shape })
+      // abort: zod runs later checks after a failed one.
+      .refine(isUint, { error: shape, abort: true })
+      .refine(atMost, message),
+    fast: (v) => isUint(v) && atMost(v),
     wire: { avro: 'string', chars: 'uint', max: m } as Wire,
   } satisfies Kind;
 }

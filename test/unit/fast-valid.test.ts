@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 import { fastValid } from '../../schemas/fast-valid.ts';
+import * as k from '../../schemas/kinds.ts';
 import { base58 } from '../support/events.ts';
 import { seededRandom } from '../support/rng.ts';
 
@@ -405,5 +406,51 @@ describe('fastValid', () => {
     for (const family of Object.keys(FAMILIES) as FamilyName[])
       if (!(FAST_FAMILIES as string[]).includes(family))
         expect(fastValid(family, VALID.transfers[0]), family).toBe(false);
+  });
+});
+
+/** The string kinds' rules as regular expressions: an independent statement of what each check accepts. */
+const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]{32,88}$/;
+const RULES: [string, { zod: z.ZodType; fast?: (v: unknown) => boolean }, (s: string) => boolean][] = [
+  ['account', k.account, (s) => /^0x[0-9a-fA-F]{40}$/.test(s) || BASE58_RE.test(s)],
+  ['hashOrSig', k.hashOrSig, (s) => /^0x[0-9a-fA-F]{64}$/.test(s) || BASE58_RE.test(s)],
+  ['base58', k.base58, (s) => BASE58_RE.test(s)],
+  ['slug', k.slug, (s) => /^[a-z0-9][a-z0-9-]*$/.test(s)],
+  ['uint256', k.uint256, (s) => /^(0|[1-9][0-9]{0,77})$/.test(s) && BigInt(s) < TWO_256],
+];
+
+describe('the string kinds', () => {
+  it('check exactly their rules, in zod and on the fast path alike', () => {
+    const rnd = seededRandom(0xc0de);
+    const chars = '0123456789abcdefABCDEFxXOIl-_ +.\u00e9\u0660\u{1f600}';
+    const seeds = [
+      hex(40),
+      hex(64),
+      base58(32),
+      base58(44),
+      base58(88),
+      'nest-alpha',
+      '0',
+      (TWO_256 - 1n).toString(),
+    ];
+    const samples = new Set<string>(['', '-a', '0x', TWO_256.toString(), '01', `0X${'a'.repeat(40)}`]);
+    for (let i = 0; i < 4000; i++) {
+      const [...s] = seeds[i % seeds.length];
+      for (let n = 1 + Math.floor(rnd() * 2); n > 0; n--) {
+        const at = Math.floor(rnd() * (s.length + 1));
+        const c = [...chars][Math.floor(rnd() * [...chars].length)];
+        const op = rnd();
+        if (op < 0.4) s[Math.min(at, s.length - 1)] = c;
+        else if (op < 0.7) s.splice(at, 0, c);
+        else s.splice(at, 1);
+      }
+      samples.add(s.join(''));
+    }
+    for (const [name, kind, rule] of RULES)
+      for (const s of samples) {
+        const want = rule(s);
+        expect(kind.fast?.(s), `${name} fast ${JSON.stringify(s)}`).toBe(want);
+        expect(kind.zod.safeParse(s).success, `${name} zod ${JSON.stringify(s)}`).toBe(want);
+      }
   });
 });
