@@ -65,7 +65,7 @@ export async function renderCatalogue(store: Store): Promise<string> {
     );
     out.push('| column | type | meaning |', '|---|---|---|');
     for (const c of byTable.get(t.name) ?? [])
-      out.push(`| ${c.name} | \`${c.type}\` | ${c.comment.replaceAll('|', '\\|') || ''} |`);
+      out.push(`| ${c.name} | \`${c.type}\` | ${c.comment.replace(/\|/g, '\\|') || ''} |`);
     out.push('');
   }
   if (!existsSync(QUERIES_DIR)) return out.join('\n');

@@ -1,8 +1,11 @@
 /**
- * Renders the migration files for a target: `{{db}}` and `{{on_cluster}}` always;
+ * Renders the migration files for a target: `{{db}}`, `{{on_cluster}}` and `{{solana_chain_id}}`
+ * (the chain id the service gives Solana, schemas/families.ts) always;
  * in cluster mode also Replicated engines, `_local` tables with a Distributed table
  * under the original name, and materialized views writing to the local tables.
  */
+import { SOLANA_CHAIN_ID } from '../schemas/families.ts';
+
 export interface RenderTarget {
   database: string;
   /** Cluster name; empty for a single node (and for chDB). */
@@ -31,6 +34,15 @@ function shardingKey(stmt: string): string {
   return 'rand()';
 }
 
+/** The statement with each `{{name}}` as `vars` gives it; a name it does not give is an error. */
+function fill(stmt: string, vars: Record<string, string>): string {
+  return stmt.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    if (!Object.hasOwn(vars, name))
+      throw new Error(`unknown placeholder {{${name}}} in: ${stmt.slice(0, 120)}`);
+    return vars[name];
+  });
+}
+
 export function renderStatements(sql: string, target: RenderTarget): string[] {
   const cluster = target.cluster;
   const onCluster = cluster ? `ON CLUSTER ${cluster}` : '';
@@ -53,7 +65,7 @@ export function renderStatements(sql: string, target: RenderTarget): string[] {
         (_m, engine: string, args?: string) => `ENGINE = Replicated${engine}${args ?? ''}`,
       );
     }
-    r = r.replaceAll('{{db}}', target.database).replaceAll('{{on_cluster}}', onCluster);
+    r = fill(r, { db: target.database, on_cluster: onCluster, solana_chain_id: String(SOLANA_CHAIN_ID) });
     // A column added to a table (created by an earlier file) goes to its local part too, first;
     // a storage setting only to the local part (a Distributed table stores nothing).
     if (cluster && /^ALTER TABLE \S+ .*\bMODIFY SETTING\b/s.test(r)) {

@@ -13,6 +13,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { chainTransport } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { MintStepRecord } from '../../schemas/records.ts';
 import { checkpointFile } from '../checkpoint.ts';
 import { pause } from '../pause.ts';
@@ -93,7 +94,8 @@ export function startMintFlowTracker(opts: MintFlowTrackerOptions): MintFlowTrac
 
   const reportDown = async (vault: string, source: string, operation: string, err: unknown) => {
     log.warn({ vault, source, operation, err: errorMessage(err) }, 'mint-flow source failed');
-    const chainId = source === 'primary' ? config.mintFlow.primaryChainId : source === 'solana' ? 101 : 0;
+    const chainId =
+      source === 'primary' ? config.mintFlow.primaryChainId : source === 'solana' ? SOLANA_CHAIN_ID : 0;
     await publish('source_errors', [sourceError(vault, chainId, source, operation, err, clock())]);
   };
   const SOURCE_OF: Record<string, string> = {

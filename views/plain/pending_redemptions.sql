@@ -25,7 +25,7 @@ SELECT q.vault AS vault, q.chain_id AS chain_id, q.queue_kind AS queue_kind, q.q
   toUInt8(q.deadline > now('UTC')) AS is_open, q.amount AS shares_raw,
   arrayFirst(m -> mapContains(m, toString(q.chain_id)), JSONExtract(r.info, 'decimalsOverride', 'Array(Map(String, UInt8))')) AS dov,
   multiIf(mapContains(dov, toString(q.chain_id)), dov[toString(q.chain_id)],
-    q.chain_id = 101 AND JSONType(r.info, 'solana') = 'Object', toUInt8(JSONExtractUInt(r.info, 'solana', 'decimals')), r.decimals) AS share_decimals,
+    q.chain_id = {{solana_chain_id}} AND JSONType(r.info, 'solana') = 'Object', toUInt8(JSONExtractUInt(r.info, 'solana', 'decimals')), r.decimals) AS share_decimals,
   toFloat64(toString(reinterpret(toInt256(shares_raw) * toInt256(concat('1', repeat('0', 18 - share_decimals))), 'Decimal256(18)'))) AS shares,
   intDiv(ifNull(c.price_e18, toInt256(0)) * toInt256(reinterpretAsInt128(r.base_asset_usd_price)), toInt256('1000000000000000000')) AS share_usd_e18,
   intDiv(share_usd_e18 * toInt256(shares_raw), toInt256(concat('1', repeat('0', share_decimals)))) AS value_usd_e18,

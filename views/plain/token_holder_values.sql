@@ -27,7 +27,7 @@ FROM (
     GROUP BY vault, chain_id, holder HAVING bal > 0
   ) AS b
   INNER JOIN (
-    SELECT vault AS cv, chain_id AS cch, chain_id = 101 AS sol, toInt256(concat('1', repeat('0', 36 - any(share_decimals)))) AS scale
+    SELECT vault AS cv, chain_id AS cch, chain_id = {{solana_chain_id}} AS sol, toInt256(concat('1', repeat('0', 36 - any(share_decimals)))) AS scale
     FROM {{db}}.vault_chain_decimals GROUP BY cv, cch
   ) AS c ON c.cv = b.v AND c.cch = b.ch
   GROUP BY vault, sol, holder

@@ -19,7 +19,7 @@ CREATE OR REPLACE VIEW {{db}}.tvl_chain_daily {{on_cluster}} (
 SELECT s.vault AS vault, s.chain_id AS chain_id, s.day AS day, s.supply_raw AS supply_raw,
   arrayFirst(m -> mapContains(m, toString(s.chain_id)), JSONExtract(r.info, 'decimalsOverride', 'Array(Map(String, UInt8))')) AS dov,
   multiIf(mapContains(dov, toString(s.chain_id)), dov[toString(s.chain_id)],
-    s.chain_id = 101 AND JSONType(r.info, 'solana') = 'Object', toUInt8(JSONExtractUInt(r.info, 'solana', 'decimals')), r.decimals) AS share_decimals,
+    s.chain_id = {{solana_chain_id}} AND JSONType(r.info, 'solana') = 'Object', toUInt8(JSONExtractUInt(r.info, 'solana', 'decimals')), r.decimals) AS share_decimals,
   arrayFirstIndex(c -> c.1 = s.chain_id, cl.closes) AS own_i,
   if(pcur.found = 1, arrayFirstIndex(c -> c.1 = pcur.chain_id, cl.closes), 0) AS pc_i,
   multiIf(own_i > 0, cl.closes[own_i].2, pc_i > 0, cl.closes[pc_i].2, toInt256(0)) AS price_e18,

@@ -5,14 +5,14 @@ CREATE OR REPLACE VIEW {{db}}.vault_chain_decimals {{on_cluster}} (
 ) AS
 SELECT vault, chain_id,
   multiIf(mapContains(ov, toString(chain_id)), ov[toString(chain_id)],
-    chain_id = 101 AND JSONType(info, 'solana') = 'Object', toUInt8(JSONExtractUInt(info, 'solana', 'decimals')), decimals) AS share_decimals
+    chain_id = {{solana_chain_id}} AND JSONType(info, 'solana') = 'Object', toUInt8(JSONExtractUInt(info, 'solana', 'decimals')), decimals) AS share_decimals
 FROM (
   SELECT c.vault AS vault, c.chain_id AS chain_id, r.decimals AS decimals, r.info AS info,
     arrayFirst(m -> mapContains(m, toString(c.chain_id)),
       JSONExtract(r.info, 'decimalsOverride', 'Array(Map(String, UInt8))')) AS ov
   FROM (
     SELECT DISTINCT vault, chain_id FROM (
-      SELECT slug AS vault, arrayJoin(arrayConcat(chain_ids, if(solana_mint != '', [toUInt32(101)], []))) AS chain_id
+      SELECT slug AS vault, arrayJoin(arrayConcat(chain_ids, if(solana_mint != '', [toUInt32({{solana_chain_id}})], []))) AS chain_id
       FROM {{db}}.vault_registry
       UNION ALL SELECT CAST(vault, 'String'), chain_id FROM {{db}}.supply_deltas_daily
       UNION ALL SELECT CAST(vault, 'String'), chain_id FROM {{db}}.redemptions_raw

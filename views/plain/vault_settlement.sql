@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW {{db}}.vault_settlement {{on_cluster}} (
   settled_through DateTime('UTC') COMMENT 'min(now, watermark): every UTC day ending at or before this time is settled',
   last_settled_day Date COMMENT 'Latest settled UTC day (the day before settled_through), whatever the vault history'
 ) AS
-SELECT CAST(r.slug, 'String') AS vault, arrayConcat(r.chain_ids, if(r.solana_mint != '', [toUInt32(101)], [])) AS chains,
+SELECT CAST(r.slug, 'String') AS vault, arrayConcat(r.chain_ids, if(r.solana_mint != '', [toUInt32({{solana_chain_id}})], [])) AS chains,
   toDateTime(arrayMin(arrayMap(c -> w.marks[c], chains)), 'UTC') AS watermark,
   least(now('UTC'), watermark) AS settled_through,
   toDate(settled_through) - 1 AS last_settled_day
