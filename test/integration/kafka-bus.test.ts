@@ -524,7 +524,17 @@ suite(suiteName, () => {
         maxWaitMs: 100,
         handler: async (batch) => record('B', batch),
       });
-      await new Promise((r) => setTimeout(r, 1500));
+      // B handles only after the rebalance completed, i.e. after A rejoined and dropped what it had
+      // buffered of the old assignment (a fixed pause raced the rejoin on a loaded machine).
+      await vi.waitFor(
+        () =>
+          expect(
+            [...handled.values()].some((who) => who.includes('B')),
+            'B to handle a batch',
+          ).toBe(true),
+        { timeout: 60_000 },
+      );
+      await new Promise((r) => setTimeout(r, 500));
       // A hands over (and commits) the partial batches it buffered since the rebalance; B then gets
       // A's partitions from the committed offsets.
       stoppingA = true;

@@ -179,9 +179,11 @@ describe("the README's examples on the devnet that `npm start` runs", () => {
       );
       const base = apiLine();
       if (!base) throw new Error(`no API line; stderr:\n${p.stderr()}`);
-      // Wait until the backfilled data is stored: the first vault has a performance history.
+      // As the README tells a user: wait for /readyz 200 (every answer then has its data), and
+      // until the first vault has a performance history.
       await vi.waitFor(
         async () => {
+          expect((await fetch(`${base}/readyz`)).status, '/readyz').toBe(200);
           const r = await fetch(`${base}/v1/vaults/ndev0/performance-history`);
           const body = r.ok ? ((await r.json()) as { data: { history: unknown[] } }) : undefined;
           expect(body?.data.history.length, 'the devnet data: ndev0 performance history').toBeGreaterThan(0);
