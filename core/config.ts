@@ -31,19 +31,32 @@ export {
 
 export const configSchema = z
   .object({
-    /** Embedded store and in-process bus live here. */
-    dataDir: z.string().default('./data'),
+    dataDir: z.string().default('./data').describe('Embedded store and in-process bus live here.'),
     topicPrefix: z
       .string()
       .regex(/^[a-zA-Z0-9._-]*$/)
-      .default('vaultstream.'),
-    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      .default('vaultstream.')
+      .describe('Topic name = prefix + event family.'),
+    logLevel: z
+      .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+      .default('info')
+      .describe(
+        'pino level; logs go to stderr: human-readable lines on a terminal, JSON lines otherwise (`LOG_FORMAT=pretty` or `json` to choose).',
+      ),
     store: storeSchema,
     bus: busSchema,
     streams: streamsSchema,
     api: apiSchema,
-    chains: z.array(chainSchema).default([]),
-    vaults: z.array(vaultSchema).default([]),
+    chains: z
+      .array(chainSchema)
+      .default([])
+      .describe("The EVM chains the vaults live on. With `devnet.enabled` the devnet's chains replace them."),
+    vaults: z
+      .array(vaultSchema)
+      .default([])
+      .describe(
+        "The vault registry (published as `registry` events when the ingest role starts). With `devnet.enabled` the devnet's vaults replace them.",
+      ),
     ingest: ingestSchema,
     solana: solanaSchema,
     mintFlow: mintFlowSchema,

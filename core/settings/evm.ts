@@ -13,81 +13,128 @@ export const LEGACY_PREDICATE_PROXY = '0x6104fe10ca937a086ba7AdbD0910A4733d380cB
 
 /** Extra per-chain fields, merged into `chains[]`. */
 export const chainExtrasShape = {
-  /** Block explorer base URL (links are `<explorerUrl>/tx/<hash>`); empty = none. */
-  explorerUrl: z.string().default(''),
-  /** ERC-7540 operator registry of the chain (auto-claim build-tx). */
-  operatorRegistry: maybeAddress,
-  /** Redeem operator the auto-claim build-tx enables or disables. */
-  redeemOperator: maybeAddress,
-  /** Multicall3 address (the canonical CREATE2 address by default). */
-  multicall3: address.default('0xcA11bde05977b3631167028862bE2a173976CA11'),
-  /** Largest eth_getLogs block range asked for; halved on provider range errors. */
-  maxBlockRange: z.number().int().min(1).max(1_000_000_000).default(2000),
-  /**
-   * Newest ingested blocks kept with their hashes and published records (in the
-   * checkpoint), so a reorg up to this depth is retracted exactly; a deeper one stops
-   * the chain (`phase: 'stopped'`). Independent of `confirmations`.
-   */
-  reorgWindow: z.number().int().min(1).max(100_000).default(64),
-  /**
-   * RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for
-   * every EVM client of the service; 0 = no limit. The default suits public endpoints.
-   */
-  maxRequestsPerSecond: z.number().min(0).max(100_000).default(25),
-  /** RPC requests in flight at most on this chain, per client. */
-  maxConcurrentRequests: z.number().int().min(1).max(1_000).default(4),
-  /** Per-request RPC timeout. */
-  requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
-  /**
-   * AtomicQueue contracts of the chain. One queue serves every vault: a request's
-   * `offerToken` (the share) tells which vault it belongs to.
-   */
-  atomicQueues: z.array(address).default([]),
-  /**
-   * Deposit proxies that call `teller.deposit` and then transfer the shares on: a
-   * teller `Deposit` whose receiver is one of these takes its user from the share
-   * `Transfer(proxy -> user)` of the same transaction.
-   */
-  predicateProxies: z.array(address).default([LEGACY_PREDICATE_PROXY]),
+  explorerUrl: z
+    .string()
+    .default('')
+    .describe('Block explorer base URL (links are `<explorerUrl>/tx/<hash>`); empty = none.'),
+  operatorRegistry: maybeAddress.describe('ERC-7540 operator registry of the chain (auto-claim build-tx).'),
+  redeemOperator: maybeAddress.describe('Redeem operator the auto-claim build-tx enables or disables.'),
+  multicall3: address
+    .default('0xcA11bde05977b3631167028862bE2a173976CA11')
+    .describe('Multicall3 address (the canonical CREATE2 address by default).'),
+  maxBlockRange: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .default(2000)
+    .describe('Largest eth_getLogs block range asked for; halved on provider range errors.'),
+  reorgWindow: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(64)
+    .describe(
+      "Newest ingested blocks kept with their hashes and published records (in the checkpoint), so a reorg up to this depth is retracted exactly; a deeper one stops the chain (`phase: 'stopped'`). Independent of `confirmations`.",
+    ),
+  maxRequestsPerSecond: z
+    .number()
+    .min(0)
+    .max(100_000)
+    .default(25)
+    .describe(
+      'RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for every EVM client of the service; 0 = no limit. The default suits public endpoints.',
+    ),
+  maxConcurrentRequests: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(4)
+    .describe('RPC requests in flight at most on this chain, per client.'),
+  requestTimeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(300_000)
+    .default(10_000)
+    .describe('Per-request RPC timeout.'),
+  atomicQueues: z
+    .array(address)
+    .default([])
+    .describe(
+      "AtomicQueue contracts of the chain. One queue serves every vault: a request's `offerToken` (the share) tells which vault it belongs to.",
+    ),
+  predicateProxies: z
+    .array(address)
+    .default([LEGACY_PREDICATE_PROXY])
+    .describe(
+      'Deposit proxies that call `teller.deposit` and then transfer the shares on: a teller `Deposit` whose receiver is one of these takes its user from the share `Transfer(proxy -> user)` of the same transaction.',
+    ),
 };
 
 /** `ingest`: how the EVM ingesters follow their chains. */
 export const ingestSchema = z
   .object({
-    /** State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary. */
-    snapshotIntervalSeconds: z.number().int().min(1).max(86_400).default(300),
-    /**
-     * Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails;
-     * refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as
-     * many (core/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every
-     * EVM RPC client of the service (core/evm-transport.ts): the ingester, the mint-flow
-     * tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).
-     */
-    maxAttempts: z.number().int().min(1).max(20).default(5),
-    /** First retry delay of a failed RPC request; doubles on each attempt. */
-    backoffMs: z.number().int().min(1).max(60_000).default(250),
-    /** Longest retry delay. */
-    maxBackoffMs: z.number().int().min(1).max(600_000).default(10_000),
-    /**
-     * Share of each retry delay taken off at random, 0..1 (0: exactly the backoff; 1: anywhere
-     * between 0 and it), so many clients failing together do not retry in step. New.
-     */
-    jitter: z.number().min(0).max(1).default(0.5),
-    /** Calls in one JSON-RPC batch: block headers, and the snapshot reads of a backfill's day closes. */
-    headerBatchSize: z.number().int().min(1).max(1000).default(100),
-    /** Log backfill progress at most this often. */
-    progressLogIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
-    /**
-     * A chain that has caught up stays `live` (and `/readyz` ready) while it is at most
-     * `maxLagBlocks` behind its head and was last caught up at most `maxLagSeconds` ago: new
-     * blocks not yet read between two polls are not a return to backfill
-     * (ingest/evm/progress.ts).
-     */
+    snapshotIntervalSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(300)
+      .describe(
+        'State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary.',
+      ),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(5)
+      .describe(
+        "Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails; refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as many (core/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every EVM RPC client of the service (core/evm-transport.ts): the ingester, the mint-flow tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).",
+      ),
+    backoffMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(60_000)
+      .default(250)
+      .describe('First retry delay of a failed RPC request; doubles on each attempt.'),
+    maxBackoffMs: z.number().int().min(1).max(600_000).default(10_000).describe('Longest retry delay.'),
+    jitter: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.5)
+      .describe(
+        'Share of each retry delay taken off at random, 0..1 (0: exactly the backoff; 1: anywhere between 0 and it), so many clients failing together do not retry in step. New.',
+      ),
+    headerBatchSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(100)
+      .describe(
+        "Calls in one JSON-RPC batch: block headers, and the snapshot reads of a backfill's day closes.",
+      ),
+    progressLogIntervalMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(10_000)
+      .describe('Log backfill progress at most this often.'),
     live: z
       .object({
         maxLagBlocks: z.number().int().min(0).max(1_000_000).default(200),
         maxLagSeconds: z.number().int().min(1).max(86_400).default(60),
       })
-      .prefault({}),
+      .prefault({})
+      .describe(
+        'A chain that has caught up stays `live` (and `/readyz` ready) while it is at most `maxLagBlocks` behind its head and was last caught up at most `maxLagSeconds` ago: new blocks not yet read between two polls are not a return to backfill (ingest/evm/progress.ts).',
+      ),
   })
   .prefault({});

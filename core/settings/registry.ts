@@ -37,8 +37,11 @@ const liquidAsset = z.object({
   symbol: z.string().min(1),
   iconUrl: z.string().default(''),
   decimals: z.number().int().min(0).max(36),
-  /** USD price used until a price snapshot for the asset arrives. */
-  price: z.number().nonnegative().default(1),
+  price: z
+    .number()
+    .nonnegative()
+    .default(1)
+    .describe('USD price used until a price snapshot for the asset arrives.'),
   chainId: z.number().int().positive(),
   minimumSourceRules: z
     .array(
@@ -132,8 +135,12 @@ export const vaultSchema = z.object({
     })
     .optional(),
   liquidAssets: z.array(liquidAsset).default([]),
-  /** Yield assets (composition): everything else the vault holds that earns, with its price source. */
-  yieldAssets: z.array(yieldAsset).default([]),
+  yieldAssets: z
+    .array(yieldAsset)
+    .default([])
+    .describe(
+      'Yield assets (composition): everything else the vault holds that earns, with its price source.',
+    ),
   name: z.string().min(1),
   symbol: z.string().min(1),
   icon: z.string().default(''),
@@ -141,32 +148,50 @@ export const vaultSchema = z.object({
   targetComposition: z
     .array(z.object({ slug: z.string(), name: z.string(), description: z.string(), image: z.string() }))
     .default([]),
-  /** Chain ids the share token lives on (EVM); Solana is `solana`. */
-  chainIds: z.array(z.number().int().positive()).min(1),
-  /** The vault's base asset: the unit of the accountant rate. */
+  chainIds: z
+    .array(z.number().int().positive())
+    .min(1)
+    .describe('Chain ids the share token lives on (EVM); Solana is `solana`.'),
   baseAsset: z
     .object({
       symbol: z.string(),
       decimals: z.number().int().min(0).max(36),
       usdPrice: z.number().nonnegative(),
     })
-    .default({ symbol: 'USD', decimals: 6, usdPrice: 1 }),
-  /** Role id to name map; defaults to the Nest numbering. */
-  roles: z.record(z.string(), z.string()).optional(),
+    .default({ symbol: 'USD', decimals: 6, usdPrice: 1 })
+    .describe("The vault's base asset: the unit of the accountant rate."),
+  roles: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Role id to name map; defaults to the Nest numbering.'),
 });
 export type VaultConfig = z.infer<typeof vaultSchema>;
 
 export const chainSchema = z.object({
-  chainId: z.number().int().positive(),
-  name: z.string().min(1),
-  rpcUrls: z.array(z.string().url()).default([]),
-  confirmations: z.number().int().nonnegative().default(12),
-  /**
-   * The first block read, or `auto`: the earliest deployment block of the chain's watched
-   * contracts, found by a binary search over eth_getCode and kept in the checkpoint.
-   */
-  startBlock: z.union([z.number().int().nonnegative(), z.literal('auto')]).default(0),
-  pollIntervalMs: z.number().int().positive().default(4000),
+  chainId: z.number().int().positive().describe('EIP-155 chain id.'),
+  name: z.string().min(1).describe('Name in logs, `/status` and the metrics.'),
+  rpcUrls: z
+    .array(z.string().url())
+    .default([])
+    .describe('JSON-RPC URLs: the first preferred, the rest fallbacks; empty: the chain is not ingested.'),
+  confirmations: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(12)
+    .describe('Blocks that must follow a block before it is read.'),
+  startBlock: z
+    .union([z.number().int().nonnegative(), z.literal('auto')])
+    .default(0)
+    .describe(
+      "The first block read, or `auto`: the earliest deployment block of the chain's watched contracts, found by a binary search over eth_getCode and kept in the checkpoint.",
+    ),
+  pollIntervalMs: z
+    .number()
+    .int()
+    .positive()
+    .default(4000)
+    .describe('Pause between two polls of the head once the chain is live.'),
   ...chainExtrasShape,
 });
 export type ChainConfig = z.infer<typeof chainSchema>;

@@ -11,10 +11,16 @@ const evmAddress = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefix
 /** `solana`: the Solana JSON-RPC endpoints and explorer. */
 export const solanaSchema = z
   .object({
-    /** JSON-RPC URLs, first preferred, the rest fallbacks; empty = Solana ingestion off. */
-    rpcUrls: z.array(z.string().url()).default([]),
-    /** Rounds' interval without an account subscription (with one, `subscribedPollIntervalMs`). */
-    pollIntervalMs: z.number().int().positive().default(4000),
+    rpcUrls: z
+      .array(z.string().url())
+      .default([])
+      .describe('JSON-RPC URLs, first preferred, the rest fallbacks; empty = Solana ingestion off.'),
+    pollIntervalMs: z
+      .number()
+      .int()
+      .positive()
+      .default(4000)
+      .describe("Rounds' interval without an account subscription (with one, `subscribedPollIntervalMs`)."),
     wsUrls: z
       .array(z.string().url())
       .default([])
@@ -35,12 +41,25 @@ export const solanaSchema = z
       .describe(
         'Rounds interval while the subscription is up: a change notified wakes a round at once, so idle rounds only move the watermark',
       ),
-    /** Solana explorer base URL (links are `<explorerUrl>/tx/<signature>`). */
-    explorerUrl: z.string().default('https://solscan.io'),
-    /** Commitment of every read: `confirmed` blocks do not roll back in practice, `finalized` never. */
-    commitment: z.enum(['confirmed', 'finalized']).default('finalized'),
-    /** Per-request timeout; for the full account read, the longest wait for the next part of the answer. */
-    requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+    explorerUrl: z
+      .string()
+      .default('https://solscan.io')
+      .describe('Solana explorer base URL (links are `<explorerUrl>/tx/<signature>`).'),
+    commitment: z
+      .enum(['confirmed', 'finalized'])
+      .default('finalized')
+      .describe(
+        'Commitment of every read: `confirmed` blocks do not roll back in practice, `finalized` never.',
+      ),
+    requestTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(10_000)
+      .describe(
+        'Per-request timeout; for the full account read, the longest wait for the next part of the answer.',
+      ),
     maxRequestsPerSecond: z
       .number()
       .int()
@@ -68,16 +87,40 @@ export const solanaSchema = z
       .describe(
         "The mint's past transactions read at the opening, newest first, so the holder history has the days before the first run; 0 = the opening balances only, at the opening slot",
       ),
-    /** Attempts per request across the URLs (timeouts, 429, 5xx) before the round gives up. */
-    maxAttempts: z.number().int().min(1).max(20).default(4),
-    /** First retry delay; doubles on each attempt. */
-    backoffMs: z.number().int().min(0).max(60_000).default(500),
-    /** Longest retry delay (new; the delays doubled without bound before). */
-    maxBackoffMs: z.number().int().min(0).max(600_000).default(10_000),
-    /** Share of each retry delay taken off at random, 0..1 (new; core/retry.ts). */
-    jitter: z.number().min(0).max(1).default(0.5),
-    /** Signatures per getSignaturesForAddress page (the RPC allows at most 1000). */
-    pageLimit: z.number().int().min(1).max(1000).default(1000),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(4)
+      .describe('Attempts per request across the URLs (timeouts, 429, 5xx) before the round gives up.'),
+    backoffMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(500)
+      .describe('First retry delay; doubles on each attempt.'),
+    maxBackoffMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(10_000)
+      .describe('Longest retry delay (new; the delays doubled without bound before).'),
+    jitter: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.5)
+      .describe('Share of each retry delay taken off at random, 0..1 (new; core/retry.ts).'),
+    pageLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(1000)
+      .describe('Signatures per getSignaturesForAddress page (the RPC allows at most 1000).'),
     reconcileIntervalMs: z
       .number()
       .int()
@@ -141,36 +184,80 @@ const stepLimits = z
 /** `mintFlow`: the HTTP services and contracts the mint-flow tracker reads. */
 export const mintFlowSchema = z
   .object({
-    /** Circle Iris attestation service base URL. */
-    attestationUrl: z.string().default('https://iris-api.circle.com'),
-    /** Compliance (Predicate) service base URL. */
-    complianceUrl: z.string().default('https://api.predicate.io'),
-    /** Compliance API key (`x-api-key`); empty = none sent. */
-    complianceApiKey: z.string().default(''),
-    /** LayerZero scan API base URL. */
-    crossChainScanUrl: z.string().default('https://scan.layerzero-api.com/v1'),
-    /** LayerZero scan web base URL (links are `<crossChainScanExplorerUrl>/tx/<hash>`). */
-    crossChainScanExplorerUrl: z.string().default('https://layerzeroscan.com'),
-    pollIntervalMs: z.number().int().positive().default(5000),
-    /** Per-request timeout of the HTTP services. */
-    requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
-    /** The EVM chain the flow lands on (its RPC and explorer come from `chains[]`). */
-    primaryChainId: z.number().int().positive().default(98866),
-    /** CCTP domain of Solana (the burn's source). */
-    sourceDomain: z.number().int().nonnegative().default(5),
-    /** CCTP domain of the primary chain. */
-    destinationDomain: z.number().int().nonnegative().default(22),
-    /** LayerZero endpoint id of Solana (the share OFT's destination). */
-    solanaEid: z.number().int().positive().default(30168),
-    /** Solana CCTP programs whose burns start a flow (TokenMessengerMinterV2). */
-    cctpPrograms: z.array(base58).default(['CCTPV2vPZJS2u2BBsUoscuikbYjnpFmbFsvVuJdgUMQe']),
-    /** The Solana OFT program that mints the shares back. */
-    solanaOftProgramId: base58.default('ChEfPd3RzLeYiRwp1K9evimmaFSd6DV1S4Mv5q5Aj1th'),
-    /** NestCCTPRelayer on the primary chain (HookRelayed / HookFailed / Refunded); empty = not read. */
-    relayerAddress: z.union([evmAddress, z.literal('')]).default(''),
-    /** Longest wait per step before it is `failed`. */
-    stepTimeoutsMs: stepLimits,
-    /** How long an on-demand lookup waits for the flow's first observations to land in the views. */
-    lookupWaitMs: z.number().int().min(0).max(60_000).default(5000),
+    attestationUrl: z
+      .string()
+      .default('https://iris-api.circle.com')
+      .describe('Circle Iris attestation service base URL.'),
+    complianceUrl: z
+      .string()
+      .default('https://api.predicate.io')
+      .describe('Compliance (Predicate) service base URL.'),
+    complianceApiKey: z.string().default('').describe('Compliance API key (`x-api-key`); empty = none sent.'),
+    crossChainScanUrl: z
+      .string()
+      .default('https://scan.layerzero-api.com/v1')
+      .describe('LayerZero scan API base URL.'),
+    crossChainScanExplorerUrl: z
+      .string()
+      .default('https://layerzeroscan.com')
+      .describe('LayerZero scan web base URL (links are `<crossChainScanExplorerUrl>/tx/<hash>`).'),
+    pollIntervalMs: z
+      .number()
+      .int()
+      .positive()
+      .default(5000)
+      .describe('Pause between two rounds of the mint-flow tracker.'),
+    requestTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(300_000)
+      .default(10_000)
+      .describe('Per-request timeout of the HTTP services.'),
+    primaryChainId: z
+      .number()
+      .int()
+      .positive()
+      .default(98866)
+      .describe('The EVM chain the flow lands on (its RPC and explorer come from `chains[]`).'),
+    sourceDomain: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(5)
+      .describe("CCTP domain of Solana (the burn's source)."),
+    destinationDomain: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(22)
+      .describe('CCTP domain of the primary chain.'),
+    solanaEid: z
+      .number()
+      .int()
+      .positive()
+      .default(30168)
+      .describe("LayerZero endpoint id of Solana (the share OFT's destination)."),
+    cctpPrograms: z
+      .array(base58)
+      .default(['CCTPV2vPZJS2u2BBsUoscuikbYjnpFmbFsvVuJdgUMQe'])
+      .describe('Solana CCTP programs whose burns start a flow (TokenMessengerMinterV2).'),
+    solanaOftProgramId: base58
+      .default('ChEfPd3RzLeYiRwp1K9evimmaFSd6DV1S4Mv5q5Aj1th')
+      .describe('The Solana OFT program that mints the shares back.'),
+    relayerAddress: z
+      .union([evmAddress, z.literal('')])
+      .default('')
+      .describe(
+        'NestCCTPRelayer on the primary chain (HookRelayed / HookFailed / Refunded); empty = not read.',
+      ),
+    stepTimeoutsMs: stepLimits.describe('Longest wait per step before it is `failed`.'),
+    lookupWaitMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(5000)
+      .describe("How long an on-demand lookup waits for the flow's first observations to land in the views."),
   })
   .prefault({});

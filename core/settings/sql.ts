@@ -7,8 +7,10 @@ import { z } from 'zod';
 const user = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a user name is letters, digits, _ . -'),
-    /** Empty: no password (accepted only while the interface listens on loopback). */
-    password: z.string().default(''),
+    password: z
+      .string()
+      .default('')
+      .describe('Empty: no password (accepted only while the interface listens on loopback).'),
   })
   .strict();
 
@@ -16,38 +18,78 @@ export const sqlSchema = z
   .object({
     http: z
       .object({
-        /** Serve the interface (embedded store only: a ClickHouse server has its own). */
-        enabled: z.boolean().default(true),
-        host: z.string().default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(8123),
-        /** Users and passwords; the first is the default user of requests that name none. */
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe('Serve the interface (embedded store only: a ClickHouse server has its own).'),
+        host: z
+          .string()
+          .default('127.0.0.1')
+          .describe('Listen address of the SQL interface (beyond loopback every user needs a password).'),
+        port: z
+          .number()
+          .int()
+          .min(0)
+          .max(65535)
+          .default(8123)
+          .describe('Listen port of the SQL interface (ClickHouse HTTP).'),
         users: z
           .array(user)
           .min(1)
-          .default([{ name: 'default', password: '' }]),
-        /** Analyst queries admitted at once (the engine runs one query at a time; the API goes first). */
-        maxConcurrentQueries: z.number().int().min(1).max(64).default(2),
-        /** Analyst queries that wait for one of those to finish (beyond: 503, Code 202). */
-        maxQueuedQueries: z.number().int().min(0).max(1024).default(16),
-        /** How long a queued query waits for its turn before it is refused (ms). */
-        queueWaitMs: z.number().int().min(0).max(600_000).default(30_000),
-        /** Largest query text (URL plus body), in bytes. */
-        maxQueryBytes: z.number().int().min(1024).max(16_777_216).default(1_048_576),
+          .default([{ name: 'default', password: '' }])
+          .describe('Users and passwords; the first is the default user of requests that name none.'),
+        maxConcurrentQueries: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(2)
+          .describe(
+            'Analyst queries admitted at once (the engine runs one query at a time; the API goes first).',
+          ),
+        maxQueuedQueries: z
+          .number()
+          .int()
+          .min(0)
+          .max(1024)
+          .default(16)
+          .describe('Analyst queries that wait for one of those to finish (beyond: 503, Code 202).'),
+        queueWaitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(600_000)
+          .default(30_000)
+          .describe('How long a queued query waits for its turn before it is refused (ms).'),
+        maxQueryBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(16_777_216)
+          .default(1_048_576)
+          .describe('Largest query text (URL plus body), in bytes.'),
       })
       .strict()
       .prefault({}),
-    /** Caps on every read-only query (HTTP and `vaultstream sql`); clients may lower, never raise them. */
     limits: z
       .object({
         maxExecutionTimeSeconds: z.number().int().min(1).max(3600).default(10),
         maxResultRows: z.number().int().min(1).default(1_000_000),
         maxResultBytes: z.number().int().min(1024).default(268_435_456),
         maxMemoryUsageBytes: z.number().int().min(1_048_576).default(2_147_483_648),
-        /** Engine threads per query: the rest of the machine stays for the service's own queries. */
-        maxThreads: z.number().int().min(1).max(64).default(1),
+        maxThreads: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(1)
+          .describe("Engine threads per query: the rest of the machine stays for the service's own queries."),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe(
+        'Caps on every read-only query (HTTP and `vaultstream sql`); clients may lower, never raise them.',
+      ),
   })
   .strict()
   .prefault({});
