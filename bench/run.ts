@@ -18,9 +18,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Table from 'cli-table3';
+import { writeBenchmarksDoc } from './markdown.ts';
 import type { BenchRow, Size } from './report.ts';
 
 interface Script {
@@ -278,6 +279,11 @@ const summary = {
 writeFileSync(combined, `${JSON.stringify({ ...summary, scripts, rows }, null, 2)}\n`);
 
 console.log(`wrote ${combined}`);
+// The committed results: BENCHMARKS.md's results section follows them.
+if (resolve(outDir) === resolve(HERE, 'results')) {
+  writeBenchmarksDoc(join(ROOT, 'BENCHMARKS.md'), combined);
+  console.log(`wrote ${join(ROOT, 'BENCHMARKS.md')}`);
+}
 const failed = outcomes.filter((o) => o.error);
 if (failed.length) {
   console.error(`failed: ${failed.map((o) => o.name).join(', ')}`);

@@ -1,7 +1,7 @@
 /**
  * The configuration: one zod schema over the sections of core/settings/, read from a YAML or
  * JSON file, overridden from the environment (core/settings/env.ts) and validated once.
- * Every setting is listed in the README's Settings.
+ * Every setting is listed in docs/configuration.md (generated from this schema).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -103,7 +103,7 @@ export function parseConfig(raw: unknown): Config {
   throw new VaultstreamError('CONFIG_INVALID', `invalid configuration:\n${lines.join('\n')}`, {
     details: { issues: res.success ? [] : res.error.issues, unknownKeys: extra },
     hint: extra.length
-      ? 'remove or correct the unknown keys (every setting is listed in the README)'
+      ? 'remove or correct the unknown keys (every setting is listed in docs/configuration.md)'
       : undefined,
   });
 }

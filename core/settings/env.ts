@@ -116,7 +116,7 @@ export function overrideFromEnv(
   }
   if (unknown.length)
     throw new VaultstreamError('CONFIG_INVALID', `invalid environment:\n${unknown.join('\n')}`, {
-      hint: "VAULTSTREAM__<key>__<subkey> must name a setting of the config file (see the README's Settings)",
+      hint: 'VAULTSTREAM__<key>__<subkey> must name a setting of the config file (see docs/configuration.md)',
     });
   return out;
 }

@@ -59,8 +59,8 @@ describe('SQL while `vaultstream start` runs', () => {
     } finally {
       await client.close();
     }
-    // The README's @clickhouse/client example, as a reader would paste it (with this run's address).
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // docs/sql.md's @clickhouse/client example, as a reader would paste it (with this run's address).
+    const readme = readFileSync(join(ROOT, 'docs/sql.md'), 'utf8');
     const example = /```js\n(\/\/ node --input-type=module[^`]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
     const script = example!.replaceAll('http://127.0.0.1:8123', url);

@@ -60,7 +60,7 @@ describe('vaultstream CLI: operator mistakes', () => {
     const r = await runCli(['--config', file, 'status']);
     expect(r.stderr).toBe(
       'vaultstream: CONFIG_INVALID: invalid configuration:\n  api.prot: unknown key\n  api.cache.ttl: unknown key\n' +
-        'hint: remove or correct the unknown keys (every setting is listed in the README)\n',
+        'hint: remove or correct the unknown keys (every setting is listed in docs/configuration.md)\n',
     );
     expect(r.code).toBe(2);
   });
@@ -69,7 +69,7 @@ describe('vaultstream CLI: operator mistakes', () => {
     const r = await runCli(['status'], { VAULTSTREAM__api__prot: '3001' });
     expect(r.stderr).toBe(
       'vaultstream: CONFIG_INVALID: invalid environment:\n  VAULTSTREAM__api__prot: unknown setting api.prot\n' +
-        "hint: VAULTSTREAM__<key>__<subkey> must name a setting of the config file (see the README's Settings)\n",
+        'hint: VAULTSTREAM__<key>__<subkey> must name a setting of the config file (see docs/configuration.md)\n',
     );
     expect(r.code).toBe(2);
   });
