@@ -277,7 +277,7 @@ export async function deployVaultSystem(rpcUrl: string, opts: DeployOptions): Pr
   };
 }
 
-/** Nest's KEEPER role id (reference section 7). */
+/** Nest's KEEPER role id. */
 const KEEPER_ROLE = 14;
 
 async function deployVault(

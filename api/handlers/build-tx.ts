@@ -24,7 +24,7 @@ import { ApiError } from '../http/errors.ts';
 import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';
 
-/** The registry's ABI as far as this endpoint needs it (reference section 6, OperatorRegistry). */
+/** The registry's ABI as far as this endpoint needs it (OperatorRegistry). */
 const registryAbi = parseAbi([
   'function isOperator(address controller, address operator) view returns (bool)',
   'function setOperator(address operator, bool approved) returns (bool)',

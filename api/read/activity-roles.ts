@@ -1,7 +1,7 @@
 /**
  * GET /vaults/{slug}/roles-assignments: the latest `UserRoleUpdated` state per
  * (chain, user, role), named from the vault's role map (registry `roles`, id to name)
- * or the Nest numbering of the reference (contracts-and-flows section 7); an id in
+ * or the Nest numbering (RolesAuthority role ids); an id in
  * neither is `ROLE_<n>` (docs/architecture.md, Endpoint semantics).
  */
 import type { Store } from '../../store/client.ts';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
 
-/** The legacy Nucleus teller PredicateProxy (the same address on every chain, reference section 2). */
+/** The legacy Nucleus teller PredicateProxy (the same address on every chain). */
 export const LEGACY_PREDICATE_PROXY = '0x6104fe10ca937a086ba7AdbD0910A4733d380cB6';
 
 /** Extra per-chain fields, merged into `chains[]`. */

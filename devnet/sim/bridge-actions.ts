@@ -8,7 +8,7 @@ import { type Hex, parseEventLogs } from 'viem';
 import { boringVaultAbi, mockUsdcAbi, shareOftAbi, tellerVedaAbi } from '../abis.ts';
 import { holderWithShares, ONE, part, type SimContext } from './context.ts';
 
-/** LayerZero endpoint ids of the chains (reference section 8). */
+/** LayerZero endpoint ids of the chains. */
 export const LZ_EIDS: Record<number, number> = {
   98866: 30370,
   1: 30101,

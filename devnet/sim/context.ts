@@ -7,7 +7,7 @@ import type { SimChain } from './chain.ts';
 import type { Rng } from './rng.ts';
 import type { GroundTruth } from './truth.ts';
 
-/** NestVault fee ids (reference section 6) and the rates the simulator sets (1e6 = 100%). */
+/** NestVault fee ids and the rates the simulator sets (1e6 = 100%). */
 export const FEE = { instantRedemption: 0, deposit: 1, redemption: 2 } as const;
 export const FEE_RATES: Record<keyof typeof FEE, { rate: bigint; flat: bigint }> = {
   instantRedemption: { rate: 1_500n, flat: 0n },

@@ -12,7 +12,7 @@ import { accountantAbi, nestHubAccountantAbi, nestVaultAbi } from '../abis.ts';
 import type { SimContext, VaultState } from './context.ts';
 import type { ContractViewsTruth, VaultViewsTruth } from './truth-json.ts';
 
-/** The NestVault fee ids read (reference section 6: instant redemption, deposit, redemption). */
+/** The NestVault fee ids read (instant redemption, deposit, redemption). */
 const FEE_IDS = [0, 1, 2];
 
 function vaultCalls(ctx: SimContext, v: VaultState): ContractFunctionParameters[] {

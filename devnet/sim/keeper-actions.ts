@@ -22,7 +22,7 @@ import { addressHex } from '../solana/chain.ts';
 import type { SentTx } from './chain.ts';
 import { FEE, FEE_RATES, feeOf, ONE, type SimContext, type VaultState } from './context.ts';
 
-/** Role ids the simulator grants and revokes (the Nest numbering, reference section 7). */
+/** Role ids the simulator grants and revokes (the Nest numbering). */
 const ROLES = [1, 2, 4, 5, 6, 11, 14];
 /** Solana's LayerZero endpoint id: where the mint flow sends shares. */
 const SOLANA_EID = 30168;

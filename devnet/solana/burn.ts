@@ -1,13 +1,13 @@
 /**
  * A CCTP V2 `deposit_for_burn_with_hook` instruction's data as a Solana client builds it
- * (Anchor discriminator + Borsh params, contracts-and-flows.md section 9), with the Nest
+ * (Anchor discriminator + Borsh params), with the Nest
  * hook data: composer (20 B) | depositAndSend selector (4 B) | hook args. No chain here,
  * so the tests' fixtures build their burns with it too.
  */
 import { createHash } from 'node:crypto';
 import { type Hex, toFunctionSelector } from 'viem';
 
-/** Circle's TokenMessengerMinterV2 program on mainnet (contracts-and-flows.md section 9). */
+/** Circle's TokenMessengerMinterV2 program on mainnet. */
 export const CCTP_PROGRAM = 'CCTPV2vPZJS2u2BBsUoscuikbYjnpFmbFsvVuJdgUMQe';
 /** CCTP domain of the primary chain (the mint flow's destination). */
 export const DESTINATION_DOMAIN = 22;

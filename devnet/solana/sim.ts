@@ -16,7 +16,7 @@ import { burnInstructionData, CCTP_PROGRAM, DESTINATION_DOMAIN } from './burn.ts
 import { addressHex, devnetAddress, devnetKeyPair, SolanaChain } from './chain.ts';
 import { startSolanaRpc } from './rpc.ts';
 
-/** Mainnet addresses the tracker's defaults use (contracts-and-flows.md section 9). */
+/** Mainnet addresses the tracker's defaults use. */
 export { CCTP_PROGRAM };
 export const SOLANA_OFT_PROGRAM = 'ChEfPd3RzLeYiRwp1K9evimmaFSd6DV1S4Mv5q5Aj1th';
 /** CCTP domains: Solana (source) and the primary chain (destination). */

@@ -1,10 +1,10 @@
 /**
- * The ABIs the EVM ingester reads, from `reference/contracts-and-flows.md` sections
- * 1-7. Where two deployments share an event name with different shapes (the Veda
- * and Nucleus teller `Deposit`, the indexed and unindexed AtomicQueue events, the
+ * The ABIs the EVM ingester reads, as the upstream Nucleus and Nest contracts emit them.
+ * Where two deployments share an event name with different shapes (the Veda and Nucleus
+ * teller `Deposit`, the indexed and unindexed AtomicQueue events, the
  * cross-chain teller messages) each shape has its own ABI: `decode.ts` tells them
  * apart by topic0 and by the number of topics. `test/ingest/evm-abis.test.ts` checks
- * every topic0 against the reference's appendix.
+ * every topic0 against the published values the test holds.
  */
 import { parseAbi } from 'viem';
 
@@ -106,7 +106,7 @@ export const nestVaultEvents = parseAbi([
   'event FeeClaimed(uint8 indexed f, address indexed receiver, uint256 amount)',
 ]);
 
-/** The chain's ERC-7540 OperatorRegistry (`nest:contracts/operators/OperatorRegistry.sol`, reference section 6). */
+/** The chain's ERC-7540 OperatorRegistry (`nest:contracts/operators/OperatorRegistry.sol`). */
 export const operatorRegistryEvents = parseAbi([
   'event OperatorSet(address indexed controller, address indexed operator, bool approved)',
 ]);

@@ -3,11 +3,11 @@
  * returns the struct's fields flat, 12 words for Veda (with highwaterMark, platform and
  * performance fees) and 10 for Nucleus/Plume (with managementFee); the Nest hub
  * accountant's `getAccountantState()` returns its 14-field struct (fees and bounds in
- * 1e6 = 100%, reference section 6). The layout is told apart by the length of the
+ * 1e6 = 100%). The layout is told apart by the length of the
  * answer; which getter to call comes from the registry (`isHubAccountant`, or
  * `coreAccountant.isHub` naming the accountant). The ingester needs `feesOwedInBase`,
  * `exchangeRate` and `isPaused` (a legacy accountant pauses without an event when an
- * update is out of bounds, reference section 3), and of a hub the fields its management
+ * update is out of bounds), and of a hub the fields its management
  * fee is computed from (`hub`, see `accrual.ts`).
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex, parseAbi, size } from 'viem';

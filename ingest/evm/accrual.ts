@@ -9,8 +9,8 @@
  *   zero. On Veda accountants the platform and performance fees accrue into the same
  *   `feesOwedInBase`: both are reported as MANAGEMENT, there being no way to split them
  *   from the state.
- * - A Nest hub accountant's rise is split as its fee logic accrues it (reference section
- *   6, `NestHubAccountant._accrueManagementFees`): the management fee is recomputed from
+ * - A Nest hub accountant's rise is split as its fee logic accrues it
+ *   (`NestHubAccountant._accrueManagementFees`): the management fee is recomputed from
  *   the state just before the update's block and the state after it (`hubManagementFee`);
  *   the rest of the rise is the performance fee (the gain above the hurdle-adjusted
  *   high-water mark, and any holdback reserve crystallized by the update). A management

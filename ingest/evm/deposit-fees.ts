@@ -1,7 +1,7 @@
 /**
  * The fee each NestVault `Deposit` charged. The event gives only the gross assets;
  * the vault takes `flat + floor(gross * rate / 1e6)` of its `Deposit` fee setting
- * (`NestVault._charge`, reference section 6), the one in force at the deposit: the
+ * (`NestVault._charge`), the one in force at the deposit: the
  * setting history is followed through the `SetFee` events in chain order (a setting
  * changed between two deposits prices each rightly) and carried from range to range in
  * the checkpoint (`FeeSettingMark`). The setting may predate the start block, so a vault

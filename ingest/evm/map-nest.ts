@@ -17,7 +17,7 @@ import { NO_DEADLINE, type RoleMapper, type VaultScope, ZERO } from './map-conte
 import { operatorSet } from './map-permissions.ts';
 
 export const SET_FEE_EVENT = 'SetFee(uint8,(uint32,uint256),(uint32,uint256))';
-/** NestVault `Fees` enum (reference section 6): the kind of a `SetFee`'s `f`. */
+/** NestVault `Fees` enum: the kind of a `SetFee`'s `f`. */
 export const NEST_FEE_KINDS: readonly FeeRateRecord['kind'][] = [
   'INSTANT_REDEMPTION',
   'DEPOSIT',

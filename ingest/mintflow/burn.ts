@@ -1,8 +1,8 @@
 /**
  * Recognises a mint flow's first step in a Solana transaction: a CCTP V2
  * `deposit_for_burn_with_hook` (TokenMessengerMinterV2, top level or CPI) whose hook
- * data starts with the address of a vault composer (contracts-and-flows.md section 9:
- * hook = composer (20 B) | depositAndSend selector (4 B) | abi args).
+ * data starts with the address of a vault composer (hook = composer (20 B) |
+ * depositAndSend selector (4 B) | abi args).
  */
 import { createHash } from 'node:crypto';
 import { getBase58Encoder } from '@solana/web3.js';

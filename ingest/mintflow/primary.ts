@@ -18,7 +18,7 @@ import { VaultstreamError } from '../../core/errors.ts';
 import { evmFaultOf } from '../../core/evm-transport.ts';
 import type { PrimaryChainSource, RelayOutcome } from './sources.ts';
 
-/** topic0 of the events read (contracts-and-flows.md sections 7 and 9). */
+/** topic0 of the events read. */
 export const TOPICS = {
   HookRelayed: '0x2bc9010ea3ee76d6df3b0290d921f994557a78849ff1d6ca846d837609ccc929',
   HookFailed: '0x4fed457497d679964253a5733f499bdfad337c993562280356e6fa5d026109b6',

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 7: POST /auto-claim/build-tx answers 503 `{ error, code }` within its
+ * POST /auto-claim/build-tx answers 503 `{ error, code }` within its
  * budget (`api.buildTx.timeoutMs`) when a chain's RPC never answers or answers too
  * slowly, instead of holding the request through every retry of every URL.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 5: a client cannot bypass the response cache. The key is the
+ * A client cannot bypass the response cache. The key is the
  * validated query (unknown parameters ignored, canonical order, defaults applied),
  * uncached loads are bounded per client, and rate limiting is on by default for
  * everyone but loopback clients.

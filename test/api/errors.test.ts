@@ -85,7 +85,7 @@ describe('POST /auto-claim/build-tx body: 400 BAD_BODY naming the field', () => 
   });
 });
 
-describe('issue 11: hostile negotiation, encodings and methods are JSON 4xx', () => {
+describe('hostile negotiation, encodings and methods are JSON 4xx', () => {
   it.each(HOSTILE_REQUESTS.map((r) => [r.what, r] as const))('%s', async (_what, r) => {
     const res = await rawRequest(`${app.url}${r.path}`, {
       method: r.method,

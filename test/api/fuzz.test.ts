@@ -1,5 +1,5 @@
 /**
- * Issue 3's fuzz test: random query strings, path segments and bodies against
+ * Fuzz test: random query strings, path segments and bodies against
  * every route; whatever the input, the answer is never a 5xx and never leaks a
  * stack trace. Seeded, so a failure replays; bounded to a fixed number of cases.
  */
@@ -192,7 +192,7 @@ describe('fuzz: never a 5xx', () => {
     expect(statuses.get(400)).toBeGreaterThan(50);
   });
 
-  it('hostile negotiation, body encodings and methods (issue 11): JSON 4xx on every route', async () => {
+  it('hostile negotiation, body encodings and methods: JSON 4xx on every route', async () => {
     const rand = prng(SEED + 2);
     const paths = ENDPOINTS.map((e) => `/v1${e.path.replace(/\{\w+\}/g, 'nest-alpha')}`);
     const cases = HOSTILE_REQUESTS.flatMap((h) =>

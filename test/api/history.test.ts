@@ -219,7 +219,7 @@ describe('GET /v1/vaults/apy-history', () => {
     );
   });
 
-  it('bounds the error list to the most recent N per vault, with the total count (issue 11)', async () => {
+  it('bounds the error list to the most recent N per vault, with the total count', async () => {
     const mine = errors.filter((e) => e.vault === SLUG.alpha).sort((a, b) => b.ts - a.ts);
     expect(mine.length).toBeGreaterThan(1);
     for (const order of ['desc', 'asc'] as const) {

@@ -180,7 +180,7 @@ describe('/metrics', () => {
     expect(text).toMatch(
       /vaultstream_api_cache_lookups_total\{route="\/v1\/vaults\/:slug\/details-lite",result="hit"\} 1/,
     );
-    // No metric that nothing records (issue 21 item 6: the store-query histogram was always empty).
+    // No metric that nothing records.
     expect(text).not.toContain('vaultstream_store_query_duration_seconds');
     expect(text).not.toContain('some-slug-123');
   });

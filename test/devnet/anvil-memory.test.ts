@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 2: the devnet runs for days; its anvil nodes' memory grows slowly. anvil 1.7.1
+ * The devnet runs for days; its anvil nodes' memory grows slowly. anvil 1.7.1
  * copies every block hash so far into each block state it keeps, so a node keeping the
  * history's states (devnet/run.ts `keptStates`: 624 for 2 backfill days) grew by ~100-200 bytes
  * x 624 with every block. Once `historyStatesTicks` live ticks have passed the nodes restart

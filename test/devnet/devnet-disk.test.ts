@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 2: the devnet runs for days without filling the disk. Its anvil nodes keep a
+ * The devnet runs for days without filling the disk. Its anvil nodes keep a
  * bounded number of block states, in memory only (devnet/run.ts `keptStates`): after mining
  * far more blocks than that, with live ticks in between, no node's HOME holds any state
  * (anvil used to write every state it moved out of memory there, ~270 KB a block), the

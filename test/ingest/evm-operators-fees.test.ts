@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4: OperatorSet and the fee-rate settings are stored. Logs built with viem's
+ * OperatorSet and the fee-rate settings are stored. Logs built with viem's
  * encoders are decoded by role and mapped (every record through its schema and Avro), every
  * topic0 is checked against the reference's appendix, the records go through the real CLI
  * (`replay`) into chDB, and the views answer the latest operator state and the fee-rate history

@@ -1,5 +1,5 @@
 /**
- * The in-process bus's retention (bus/inprocess-retention.ts, issue 24: a devnet left running
+ * The in-process bus's retention (bus/inprocess-retention.ts, a devnet left running
  * must not fill the disk): the bytes every group committed past go back to the file system, the
  * log keeps its size and offsets, and nothing a group has not committed is freed. A group that
  * never committed starts at the log's start; one whose offsets file is older than the start is

@@ -1,5 +1,5 @@
 /**
- * Issue 12: the ten example queries of docs/queries (01-*.sql .. 10-*.sql) run as written
+ * The ten example queries of docs/queries (01-*.sql .. 10-*.sql) run as written
  * on the vault scenario, with fees of several kinds (claims among them) and two Solana mint
  * flows added, and each returns rows; a few of their numbers are checked against the events.
  */

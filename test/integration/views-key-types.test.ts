@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 4: the views' join keys have one real type. A view whose column list declares
+ * The views' join keys have one real type. A view whose column list declares
  * `vault String` while its SELECT yields LowCardinality(String) (toString keeps LowCardinality)
  * answered with the declared type, but a join of several views could plan with the real one:
  * `Block structure mismatch ... LowCardinality(String) ... String` when joining

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 5, one definition per view: the versioned migrations hold the tables and
+ * One definition per view: the versioned migrations hold the tables and
  * materialized views, every plain view is one file of views/plain applied on every migrate.
  * A store migrated by the old layout (every view defined, and redefined, by numbered
  * migrations: main at 99bec57) migrates to exactly the schema of a fresh store, keeps its

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 4, the analyst's model: what the data team had to dig out of JSON or rebuild
+ * The analyst's model: what the data team had to dig out of JSON or rebuild
  * from `transactions` is a column or a view. On the vault scenario with three Solana mint flows
  * (one completed, one waiting on its attestation, one failed): mint_flows has each flow's vault,
  * wallet, amount and current step; vault_registry the base asset's symbol beside its decimals;

@@ -1,4 +1,4 @@
-/** Issue 12: /vaults/fees = docs/queries/api-fees.sql over fees_daily_by_kind, on the activity scenario (it has fees of every kind, claims and a retraction). */
+/** /vaults/fees = docs/queries/api-fees.sql over fees_daily_by_kind, on the activity scenario (it has fees of every kind, claims and a retraction). */
 import { describe, expect, it } from 'vitest';
 import { useActivityApi } from '../support/api-fixture.ts';
 import { runDoc } from '../support/doc-queries.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 21: the vault resources answered from the head (`metrics_vault_head`, migration 025,
+ * The vault resources answered from the head (`metrics_vault_head`, migration 025,
  * api/read/vault-head.ts) equal the documented SQL over the views (docs/queries/api-vault-numbers.sql).
  * views-parity.test.ts runs the API at the vault scenario's clock, a day the head is not of, so
  * it checks the daily tables' path; here the API clock is today, the day the settle wrote the

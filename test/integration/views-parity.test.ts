@@ -1,5 +1,5 @@
 /**
- * Issue 12: every number the vault endpoints serve equals a documented SQL query over the
+ * Every number the vault endpoints serve equals a documented SQL query over the
  * metric views of migration 008 (docs/queries/api-*.sql, run here as written), on the vault
  * scenario the API tests replay (fees: views-parity-fees.test.ts), over every vault,
  * chain and day. Values are compared with `toBe` (the same IEEE double). (Before the API

@@ -1,5 +1,5 @@
 /**
- * config/nest-mainnet.yaml (issue 14 item 5): valid for the project's strict config schema, and
+ * config/nest-mainnet.yaml: valid for the project's strict config schema, and
  * every address, chain and event signature equal to reference/contracts-and-flows.md, whose
  * markdown tables are parsed here (from ../shared/reference beside the repository when present, else from the
  * verbatim excerpt in test/fixtures/nest-reference-excerpt.md). No network.
