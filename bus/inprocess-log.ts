@@ -128,8 +128,7 @@ export class PartitionReader {
   private open(): boolean {
     if (this.fd !== undefined) return true;
     // Asked at every poll of every partition, most of whose logs never exist: a failed open is a
-    // thrown error (5-6 us against under 1 us), 8-22 ms of the main thread while an ingester
-    // backfilled the sparse chain (bench/sparse-backfill.ts).
+    // thrown error, several times the cost of the existence check, on the main thread.
     if (!existsSync(this.path)) return false;
     try {
       this.fd = openSync(this.path, 'r');

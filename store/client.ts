@@ -117,10 +117,9 @@ async function setAll(
  * Options of chDB's allocator, unless the environment sets them: its own jemalloc, which reads
  * `JE_MALLOC_CONF` (not `MALLOC_CONF`; `SELECT * FROM system.jemalloc_stats` shows what is in
  * force). As built, freed pages stay resident for 5 s and chDB runs no memory worker to purge
- * them; here a background thread purges pages unused for 1 s. Side by side on the backfill bench
- * (bench/backfill.ts, four rounds, load 5-8): peak RSS 697-737 MB against 718-772 MB, CPU
- * 7.1-8.5 s against 7.2-7.9 s. Purging at once (`dirty_decay_ms:0`, on the freeing thread) took
- * 60-85 MB more off but cost 0.4-0.7 CPU-s and slowed the engine (every reused page faulted in).
+ * them; here a background thread purges pages unused for 1 s, which lowers the backfill's peak
+ * RSS for the same CPU. Purging at once (`dirty_decay_ms:0`, on the freeing thread) would take
+ * more off but costs CPU on the engine's threads: every reused page faults in again.
  */
 const ENGINE_MALLOC_CONF = 'background_thread:true,dirty_decay_ms:1000';
 
@@ -200,12 +199,12 @@ export async function createStore(cfg: Config): Promise<Store> {
     const { createChdbConnection } = await import('chdb/connection');
     const connection = createChdbConnection({ path });
     // The settings are set once on the session (they last for it): given to the client, its chDB
-    // connection prefixes every query with one SET each, 0.3-0.7 ms a query.
+    // connection would prefix every query with one SET each.
     await setAll(connection.chdb, { ...BASE_SETTINGS, ...CHDB_SETTINGS });
     client = createClient({ connection: connection as never, log: { level: ClickHouseLogLevel.OFF } });
     // Reads ask the connection, as the client would (`<sql> FORMAT JSONEachRow`, the same errors)
-    // without its result set and tracing spans: 0.15-0.3 ms less a statement of the API's short
-    // reads (3-10 ms each at the devnet's size). Their parameters are written in as typed literals
+    // without its result set and tracing spans, a fixed cost on each of the API's short reads.
+    // Their parameters are written in as typed literals
     // (store/inline-params.ts): chdb-node binds parameters one query at a time process-wide, so a
     // bound read would wait for an analyst's bound query.
     chdbText = async (sql, params) => {
@@ -219,8 +218,8 @@ export async function createStore(cfg: Config): Promise<Store> {
     // Inserts bypass the client. Its chDB connection copies the body into one SQL string
     // (`INSERT ... FORMAT X\n<body>`) that the engine parses as a query, and chDB's own raw
     // insert, though it hands the buffer over without a copy, still reads it as a query's inline
-    // data: 4.0-5.6 s for 1M transfer rows into a Null table. Spooled to a file and read with
-    // `FROM INFILE`, the same bytes take 1.4-1.9 s (bench/engine.ts). A file lives for one insert.
+    // data. Spooled to a file and read with `FROM INFILE`, the same bytes load about three times as
+    // fast (bench/engine.ts measures both). A file lives for one insert.
     const spool = spoolDir(cfg.dataDir);
     rawInsert = async (table, columns, tsv, settings) => {
       const file = join(spool, `${process.pid}-${spoolSeq++}.tsv`);

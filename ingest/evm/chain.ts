@@ -245,9 +245,9 @@ export class ChainReader {
    * The same reads at each of `blocks` (a snapshot at every day close of a range), one promise
    * per block, as `read` answers it. Once Multicall3 is known to answer on the chain, they go as
    * JSON-RPC batches (`headerBatchSize` to a batch): one round trip, and one of the chain's
-   * concurrent requests, for every day of a range rather than one each (on a backfill of 58 days
-   * under 50 ms round trips and 4 concurrent requests, the snapshots alone took 0.8 s one by one:
-   * bench/sparse-backfill.ts). Until Multicall3 has answered on the chain, the first block is
+   * concurrent requests, for every day of a range rather than one each (one by one, a long
+   * backfill's snapshots add a round trip a day: bench/sparse-backfill.ts). Until Multicall3 has
+   * answered on the chain, the first block is
    * read alone, and the rest once it has. A block whose batch failed, or answered no code, is
    * read alone: its failure stays its own.
    */

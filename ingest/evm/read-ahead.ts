@@ -51,8 +51,8 @@ interface Reading {
  * once the newest range's are in, whether or not the follower has taken it, so a range slow to
  * process (or to publish) does not hold up the logs after it; each range's logs still come one
  * after the other. One once the range ahead holds half of `TARGET_LOGS` logs or more (a dense
- * chain, whose ranges the sizer fills to it: a second one ahead cost the dense backfill bench CPU
- * and wall time, 10.0-10.3 against 9.3-9.8 CPU-s, and held more memory).
+ * chain, whose ranges the sizer fills to it: there a second one ahead costs CPU and wall time,
+ * and holds more memory, for no earlier answer).
  */
 const DEPTH = 2;
 
@@ -171,8 +171,8 @@ export class RangeReader {
       // One turn of the event loop before the follower gets the range: the requests started above
       // (the next range's logs, this range's snapshots) are written on a later tick, and the
       // follower's processing of a full range holds the thread for tens of ms once this resolves.
-      // Without the turn the next range's eth_getLogs left after that processing, not alongside it
-      // (25-60 ms after the previous answer on the sparse bench's chain, answers 50 ms away).
+      // Without the turn the next range's eth_getLogs would leave after that processing, not
+      // alongside it.
       await nextTurn();
       return { logs, to, headers, closes };
     })();
@@ -206,10 +206,10 @@ export class RangeReader {
    * Once a backfill starts (the head is more than two ranges away, past what an earlier search
    * covered): the last block of every UTC day below the reorg window, found by one search over
    * the whole span (range-headers.ts), and their snapshots, read while the logs are. Otherwise
-   * each range searched its own days once its ends were read, then read their snapshots: on a
-   * provider 50 ms away those round trips came after the last range's logs, 0.2 s of a 0.73 s
-   * backfill of 6 days (bench/sparse-backfill.ts, `--provider-latency-ms`). A failed search
-   * leaves each range to search its own.
+   * each range would search its own days once its ends were read, then read their snapshots:
+   * round trips after the last range's logs, which a distant provider makes a large share of a
+   * short backfill (bench/sparse-backfill.ts, `--provider-latency-ms`). A failed search leaves
+   * each range to search its own.
    */
   private searchDays(from: number, head: number): void {
     const to = head - this.window;
