@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { createStore } from '../cli/wiring.ts';
 import { parseConfig } from '../core/config.ts';
 import { transferEvents } from '../devnet/synthetic-transfers.ts';
+import type { Row } from '../schemas/descriptor.ts';
 import { toTsvBuffer } from '../store/tsv.ts';
-import { type Row, toRow } from '../streams/rows.ts';
+import { toRow } from '../streams/rows.ts';
 import { migrate } from '../views/migrate.ts';
 import { benchArgs, row, writeReport } from './report.ts';
 

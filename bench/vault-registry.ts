@@ -4,7 +4,7 @@
  * derived from `i`, its accountant is the hub on the primary chain and a spoke elsewhere, and
  * its one liquid asset is a 6-decimal USDC on the primary chain.
  */
-import { vaultSchema } from '../core/config.ts';
+import { vaultSchema } from '../core/settings/registry.ts';
 
 /** The address `base + i`, 20 bytes. */
 export const benchAddress = (i: number, base: number) => `0x${(base + i).toString(16).padStart(40, '0')}`;

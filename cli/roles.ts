@@ -7,13 +7,14 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { ChainPhase, ReadinessCondition } from '../api/readiness.ts';
-import { type Config, chainSchema, vaultSchema } from '../core/config.ts';
+import type { Config } from '../core/config.ts';
 import { VaultstreamError } from '../core/errors.ts';
 import { acquire, ownerOf } from '../core/lock.ts';
 import type { Logger } from '../core/log.ts';
+import { chainSchema, vaultSchema } from '../core/settings/registry.ts';
 import { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
 import type { Devnet } from '../devnet/run.ts';
-import type { startMintFlowTracker } from '../ingest/mintflow/index.ts';
+import type { startMintFlowTracker } from '../ingest/mintflow/tracker.ts';
 import type { Store } from '../store/client.ts';
 import type { StreamProcessor } from '../streams/processor.ts';
 import type { Settler } from '../views/settle.ts';
@@ -134,7 +135,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       import('../ingest/evm/index.ts'),
       import('../ingest/solana/index.ts'),
       import('../ingest/solana/readiness.ts'),
-      import('../ingest/mintflow/index.ts'),
+      import('../ingest/mintflow/tracker.ts'),
     ]);
     const n = await publishRegistry(cfg, bus, codec);
     log.info({ vaults: n }, 'vault registry published');

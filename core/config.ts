@@ -17,18 +17,6 @@ import { chainSchema, vaultSchema } from './settings/registry.ts';
 import { mintFlowSchema, solanaSchema } from './settings/solana.ts';
 import { sqlSchema } from './settings/sql.ts';
 
-export { ENV_KEYS, unknownKeys } from './settings/env.ts';
-export {
-  type ChainConfig,
-  chainSchema,
-  type PriceSource,
-  priceSourceSchema,
-  VAULT_STATUSES,
-  type VaultConfig,
-  vaultSchema,
-  type YieldAssetConfig,
-} from './settings/registry.ts';
-
 export const configSchema = z
   .object({
     dataDir: z.string().default('./data').describe('Embedded store and in-process bus live here.'),

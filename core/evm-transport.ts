@@ -33,19 +33,6 @@ import { retry } from './retry.ts';
 import { type EvmFault, EvmHttpFault, EvmTimeoutFault, evmFaultOf, rpcAnswerFault } from './rpc-faults.ts';
 
 // The fault model lives in core/rpc-faults.ts; its names are this transport's too.
-export {
-  type EvmFault,
-  EvmHttpFault,
-  EvmRpcFault,
-  EvmTimeoutFault,
-  evmFaultOf,
-  type FaultKind,
-  faultOf,
-  faultSummary,
-  type RangeHint,
-  rangeHint,
-  rpcAnswerFault,
-} from './rpc-faults.ts';
 
 export interface EvmTransportOptions {
   /** The chain's RPC URLs, first preferred. */
@@ -77,8 +64,6 @@ export interface EvmTransportOptions {
   fetch?: typeof fetch; // instead of core/http-post.ts (tests: one that counts or alters answers)
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
-
-export type { RpcCall } from './evm-batch.ts';
 
 /** The transport's extras beside `request` (`transport({}).value`). */
 export interface EvmTransportValue {

@@ -7,10 +7,10 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
-import type { chainSchema, vaultSchema } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { DevnetSettings } from '../core/settings/devnet.ts';
+import type { chainSchema, vaultSchema } from '../core/settings/registry.ts';
 import type { mintFlowSchema, solanaSchema } from '../core/settings/solana.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { compileContracts } from './compile.ts';

@@ -4,7 +4,8 @@
  */
 import { topicName } from '../bus/partition.ts';
 import type { Bus } from '../bus/types.ts';
-import type { Config, VaultConfig } from '../core/config.ts';
+import type { Config } from '../core/config.ts';
+import type { VaultConfig } from '../core/settings/registry.ts';
 import type { EventCodec } from '../schemas/codec.ts';
 import type { RegistryRecord } from '../schemas/records.ts';
 

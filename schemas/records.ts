@@ -7,15 +7,6 @@
 import type { z } from 'zod';
 import { FAMILIES } from './families.ts';
 
-export {
-  ACTIVITY_KINDS,
-  FEE_KINDS,
-  FEE_RATE_KINDS,
-  MINT_STEPS,
-  SNAPSHOT_KINDS,
-  STEP_STATUSES,
-} from './families.ts';
-
 export const registryRecord = FAMILIES.registry.schema;
 export const blockRecord = FAMILIES.blocks.schema;
 export const transferRecord = FAMILIES.transfers.schema;

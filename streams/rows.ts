@@ -6,9 +6,6 @@
 import type { Row } from '../schemas/descriptor.ts';
 import { FAMILIES, type FamilyName, type Publishable, type Valid } from '../schemas/families.ts';
 
-export { eventId, scaleDecimal, unixTime, usdE18 } from '../schemas/columns.ts';
-export type { Row } from '../schemas/descriptor.ts';
-
 const names = Object.keys(FAMILIES) as FamilyName[];
 const only = (flag: 'versioned' | 'stateChecked') => new Set(names.filter((f) => FAMILIES[f][flag]));
 

@@ -18,8 +18,6 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Store } from '../../store/client.ts';
 
-export { statusPage } from './status-html.ts';
-
 const HERE = dirname(fileURLToPath(import.meta.url));
 const UPLOT_DIST = join(dirname(createRequire(import.meta.url).resolve('uplot')), '..', 'dist');
 

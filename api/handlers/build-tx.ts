@@ -17,9 +17,10 @@ import {
   type PublicClient,
   parseAbi,
 } from 'viem';
-import type { ChainConfig } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { chainTransport, type EvmRpcSettings, faultSummary } from '../../core/evm-transport.ts';
+import { chainTransport, type EvmRpcSettings } from '../../core/evm-transport.ts';
+import { faultSummary } from '../../core/rpc-faults.ts';
+import type { ChainConfig } from '../../core/settings/registry.ts';
 import { ApiError } from '../http/errors.ts';
 import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';

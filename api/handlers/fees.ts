@@ -3,7 +3,7 @@
  * present (0 when nothing happened), cached per data version through `kit.respond`.
  */
 
-import { VAULT_STATUSES } from '../../core/config.ts';
+import { VAULT_STATUSES } from '../../core/settings/registry.ts';
 import { validationError } from '../http/errors.ts';
 import { makeFeesQuery, parseQuery } from '../http/params.ts';
 import { vaultsWatermark } from '../read/activity-watermark.ts';

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints.ts';
 import { API_ERROR_STATUS, type ApiErrorCode } from './errors.ts';
 import { objectOf } from './params.ts';
-import { components, responseBodies } from './responses.ts';
+import { components } from './resources.ts';
+import { responseBodies } from './responses.ts';
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { VAULT_STATUSES } from '../../core/config.ts';
+import { VAULT_STATUSES } from '../../core/settings/registry.ts';
 import { type Issue, type IssueLocation, toIssues, validationError } from './errors.ts';
 
 export type VaultStatus = (typeof VAULT_STATUSES)[number];

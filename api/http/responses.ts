@@ -27,8 +27,6 @@ import {
   vaultInfo,
 } from './resources.ts';
 
-export { components, errorBody } from './resources.ts';
-
 const stepStatus = {
   status: z.string().meta({ description: 'pending, in_progress, completed, failed or skipped.' }),
   statusCode: z.number().int().meta({ description: '0..4 in the order of `status`.' }),

@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Config } from '../../core/config.ts';
-import { MINT_STEPS, STEP_STATUSES } from '../../schemas/records.ts';
+import { MINT_STEPS, STEP_STATUSES } from '../../schemas/families.ts';
 import { mintStatus } from '../http/responses.ts';
 import type { MintStepState } from './mint-state.ts';
 

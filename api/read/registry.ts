@@ -3,7 +3,7 @@
  * flows through the bus like any other data), with each entry's static VaultInfo
  * fields parsed from its `info` JSON.
  */
-import type { VaultConfig } from '../../core/config.ts';
+import type { VaultConfig } from '../../core/settings/registry.ts';
 import type { Store } from '../../store/client.ts';
 import { notFound } from '../http/errors.ts';
 import type { VaultStatus } from '../http/params.ts';

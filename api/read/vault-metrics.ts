@@ -19,7 +19,7 @@
  * `baseAsset` and `roles` never reach a response.
  */
 import type { z } from 'zod';
-import type { VaultConfig } from '../../core/config.ts';
+import type { VaultConfig } from '../../core/settings/registry.ts';
 import { type vaultDetails, vaultDetailsLite, vaultInfo } from '../http/resources.ts';
 import { NULL_APY } from './history-types.ts';
 import { toUnits } from './prices.ts';

@@ -18,7 +18,7 @@ import {
   shareOftAbi,
   tellerVedaAbi,
 } from '../abis.ts';
-import { addressHex } from '../solana/chain.ts';
+import { addressHex } from '../solana/ledger.ts';
 import type { SentTx } from './chain.ts';
 import { FEE, FEE_RATES, feeOf, ONE, type SimContext, type VaultState } from './context.ts';
 

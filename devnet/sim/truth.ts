@@ -19,21 +19,6 @@ import type {
   SolanaTruthJson,
 } from './truth-json.ts';
 
-export { compositionApyTruth } from './composition-apy.ts';
-export type {
-  AtomicRequestTruth,
-  BridgeTruth,
-  CompositionApyTruth,
-  ContractViewsTruth,
-  FeeKind,
-  GroundTruthJson,
-  MintFlowTruth,
-  NestControllerTruth,
-  NestEventTruth,
-  SolanaTruthJson,
-  VaultViewsTruth,
-} from './truth-json.ts';
-
 /** A controller's ERC-7540 state in the simulator's book (raw share and asset units). */
 export interface NestState {
   pending: bigint;

@@ -52,18 +52,6 @@ import {
   TOKEN_PROGRAM,
 } from './ledger.ts';
 
-export {
-  addressHex,
-  devnetAddress,
-  devnetKeyPair,
-  type LedgerBalance,
-  type LedgerInstruction,
-  type LedgerTx,
-  SHARE_DECIMALS,
-  SYSTEM_PROGRAM,
-  TOKEN_PROGRAM,
-} from './ledger.ts';
-
 const FEE = 5000;
 const EMPTY_SLOT_SECONDS = 30;
 const base58 = getBase58Decoder();

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { address, getBase58Decoder } from '@solana/kit';
 import { type JsonServer, startJsonServer } from '../services/server.ts';
-import { type LedgerTx, SHARE_DECIMALS, type SolanaChain, TOKEN_PROGRAM } from './chain.ts';
+import type { SolanaChain } from './chain.ts';
+import { type LedgerTx, SHARE_DECIMALS, TOKEN_PROGRAM } from './ledger.ts';
 import { answerRpc, jsonRpcHandler, type RpcAnswer, type RpcSource, renderTransaction } from './wire.ts';
 
 const TOKEN_ACCOUNT_SIZE = 165;

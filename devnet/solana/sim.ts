@@ -8,12 +8,13 @@
  */
 import type { KeyPairSigner } from '@solana/kit';
 import { encodeAbiParameters, type Hex } from 'viem';
-import { MINT_STEPS } from '../../schemas/records.ts';
+import { MINT_STEPS } from '../../schemas/families.ts';
 import { type DevnetServices, startServices } from '../services/index.ts';
 import { Rng } from '../sim/rng.ts';
-import type { MintFlowTruth, SolanaTruthJson } from '../sim/truth.ts';
+import type { MintFlowTruth, SolanaTruthJson } from '../sim/truth-json.ts';
 import { burnInstructionData, CCTP_PROGRAM, DESTINATION_DOMAIN } from './burn.ts';
-import { addressHex, devnetAddress, devnetKeyPair, SolanaChain } from './chain.ts';
+import { SolanaChain } from './chain.ts';
+import { addressHex, devnetAddress, devnetKeyPair } from './ledger.ts';
 import { startSolanaRpc } from './rpc.ts';
 
 /** Mainnet addresses the tracker's defaults use. */

@@ -11,7 +11,7 @@
  * fee is computed from (`hub`, see `accrual.ts`).
  */
 import { decodeFunctionResult, encodeFunctionData, type Hex, parseAbi, size } from 'viem';
-import type { VaultConfig } from '../../core/config.ts';
+import type { VaultConfig } from '../../core/settings/registry.ts';
 import { accountantStateNucleus, accountantStateVeda } from './abis.ts';
 import type { ReadCall } from './chain.ts';
 

@@ -31,7 +31,7 @@ import {
 import type { ChainReader } from './chain.ts';
 import { decimalText } from './contracts.ts';
 import type { DecodedLog } from './decode.ts';
-import { chainFields, type Emitted, type MapContext } from './map.ts';
+import { chainFields, type Emitted, type MapContext } from './map-context.ts';
 
 /** `feesOwedInBase` at the accountant's last seen update (kept in the checkpoint). */
 export interface OwedMark {

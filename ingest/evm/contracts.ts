@@ -6,7 +6,8 @@
  * offer token names the vault) and its OperatorRegistry (`chains[].operatorRegistry`, shared by every vault).
  */
 import type { Hex } from 'viem';
-import type { ChainConfig, Config, VaultConfig } from '../../core/config.ts';
+import type { Config } from '../../core/config.ts';
+import type { ChainConfig, VaultConfig } from '../../core/settings/registry.ts';
 import type { ContractRole } from './decode.ts';
 
 export interface WatchedContract {

@@ -41,8 +41,6 @@ import { isFault } from './rpc.ts';
 import { dayCloseSnapshots, takeSnapshot } from './snapshots.ts';
 import { copyState } from './state-copy.ts';
 
-export { type ChainCheckpoint, ChainStopped, type TipBlock } from './reorg.ts';
-
 export interface FollowerOptions {
   contracts: ChainContracts;
   reader: ChainReader;

@@ -10,24 +10,24 @@
  */
 
 import type { Bus } from '../../bus/types.ts';
-import type { ChainConfig, Config } from '../../core/config.ts';
+import type { Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { faultSummary } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
 import { backoffDelay } from '../../core/retry.ts';
+import { faultSummary } from '../../core/rpc-faults.ts';
+import type { ChainConfig } from '../../core/settings/registry.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
 import { checkpointFile } from '../checkpoint.ts';
 import { pause } from '../pause.ts';
 import { ChainReader } from './chain.ts';
 import { chainContracts } from './contracts.ts';
 import { topicsOf } from './decode.ts';
-import { type ChainCheckpoint, ChainFollower, ChainStopped } from './follower.ts';
+import { ChainFollower } from './follower.ts';
 import { MAPPED_EVENTS } from './map.ts';
 import { type ChainProgress, ProgressMeter } from './progress.ts';
 import { emittedPublisher, type PublishEmitted, sourceErrors } from './publish.ts';
+import { type ChainCheckpoint, ChainStopped } from './reorg.ts';
 import { createEvmRpc, evmFaultOf, type RpcOptions } from './rpc.ts';
-
-export type { ChainProgress } from './progress.ts';
 
 export interface EvmIngestOptions {
   config: Config;

@@ -44,16 +44,6 @@ import { mapQueue } from './map-queue.ts';
 import { mapOft, mapShare, mapTeller } from './map-share.ts';
 import { transferRecord } from './map-transfers.ts';
 
-export { ACCOUNTANT_FEE_EVENTS } from './map-accountant.ts';
-export {
-  chainFields,
-  type Emitted,
-  type MapContext,
-  type MapResult,
-  NO_DEADLINE,
-} from './map-context.ts';
-export { NEST_FEE_KINDS, SET_FEE_EVENT } from './map-nest.ts';
-
 /**
  * The events that have a family to be published into, by contract role: the only ones
  * asked of the node (approvals and settings, frequent on a share token, are not fetched).

@@ -11,8 +11,9 @@
  * Past those bounds it is `failing` when its rounds fail, else `backfill` again. `stopped`
  * is for good (until a restart).
  */
-import type { ChainConfig, Config } from '../../core/config.ts';
+import type { Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import type { ChainConfig } from '../../core/settings/registry.ts';
 import type { ChainFollower, RoundResult } from './follower.ts';
 import type { EvmRpc } from './rpc.ts';
 

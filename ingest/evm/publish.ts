@@ -11,7 +11,7 @@ import type { EventCodec } from '../../schemas/codec.ts';
 import { FAMILIES, type FamilyName } from '../../schemas/families.ts';
 import type { BlockRecord, SourceErrorRecord } from '../../schemas/records.ts';
 import type { BlockHeader } from './chain.ts';
-import type { Emitted } from './map.ts';
+import type { Emitted } from './map-context.ts';
 import type { RpcFault } from './rpc.ts';
 
 export type PublishEmitted = ((items: Emitted[]) => Promise<void>) & {

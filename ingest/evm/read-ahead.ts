@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type BlockHeader, type BlockStamp, type ChainReader, isHeader, TARGET_LOGS } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import type { RawLog } from './decode.ts';
-import type { Emitted } from './map.ts';
+import type { Emitted } from './map-context.ts';
 import { rangeHeaders } from './range-headers.ts';
 import { takeSnapshots } from './snapshots.ts';
 

@@ -12,7 +12,7 @@ import type { OwedMark } from './accrual.ts';
 import { type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import type { FeeSettingMark } from './deposit-fees.ts';
-import type { Emitted } from './map.ts';
+import type { Emitted } from './map-context.ts';
 import { blockEmitted, type PublishEmitted, retraction } from './publish.ts';
 
 /**

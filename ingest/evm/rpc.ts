@@ -6,18 +6,18 @@
  * JSON-RPC batch (`batch`). A range the provider refuses is not retried but handed back as
  * a `RANGE_TOO_LARGE` fault for the caller to narrow.
  */
+
+import type { RpcCall } from '../../core/evm-batch.ts';
+import { type EvmTransportOptions, evmTransport } from '../../core/evm-transport.ts';
 import {
   type EvmFault,
   EvmRpcFault,
-  type EvmTransportOptions,
   evmFaultOf,
-  evmTransport,
   type FaultKind,
   faultOf,
   type RangeHint,
-  type RpcCall,
   rangeHint,
-} from '../../core/evm-transport.ts';
+} from '../../core/rpc-faults.ts';
 
 export type { FaultKind, RangeHint, RpcCall };
 export { evmFaultOf, faultOf, rangeHint };

@@ -12,12 +12,12 @@
  * leaves its record out; the rest of the snapshot stands.
  */
 import { decodeFunctionResult, encodeFunctionData, formatUnits, type Hex, parseAbi } from 'viem';
-import type { PriceSource, YieldAssetConfig } from '../../core/config.ts';
+import type { PriceSource, YieldAssetConfig } from '../../core/settings/registry.ts';
 import { accountantViews, erc20Views } from './abis.ts';
 import { accountantStateCall, decodeAccountantState, isHubAccountant } from './accountant.ts';
 import type { BlockStamp, ChainReader, ReadCall } from './chain.ts';
 import { type ChainContracts, decimalText } from './contracts.ts';
-import type { Emitted } from './map.ts';
+import type { Emitted } from './map-context.ts';
 
 const DAY = 86_400;
 

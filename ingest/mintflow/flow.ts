@@ -9,7 +9,7 @@
  * - the flow ends when the Solana mint or the reclaim completes, or a step fails for good.
  */
 import { errorMessage } from '../../core/errors.ts';
-import type { MINT_STEPS } from '../../schemas/records.ts';
+import type { MINT_STEPS } from '../../schemas/families.ts';
 import type { Burn } from './burn.ts';
 import type { MintFlowSources, RelayOutcome } from './sources.ts';
 

@@ -15,7 +15,7 @@ import {
   type Transport,
 } from 'viem';
 import { VaultstreamError } from '../../core/errors.ts';
-import { evmFaultOf } from '../../core/evm-transport.ts';
+import { evmFaultOf } from '../../core/rpc-faults.ts';
 import type { PrimaryChainSource, RelayOutcome } from './sources.ts';
 
 /** topic0 of the events read. */

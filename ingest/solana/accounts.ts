@@ -14,7 +14,7 @@
 import { base58 } from '@scure/base';
 import { JSONParser } from '@streamparser/json';
 import { VaultstreamError } from '../../core/errors.ts';
-import { rpcAnswerFault } from '../../core/evm-transport.ts';
+import { rpcAnswerFault } from '../../core/rpc-faults.ts';
 import { nodeFault, type SolanaRpc } from './rpc.ts';
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';

@@ -10,16 +10,9 @@
  */
 
 import { VaultstreamError } from '../../core/errors.ts';
-import {
-  type EvmFault,
-  EvmHttpFault,
-  type EvmTransportValue,
-  evmFaultOf,
-  evmTransport,
-  type RpcCall,
-  rpcAnswerFault,
-  type StreamedRead,
-} from '../../core/evm-transport.ts';
+import type { RpcCall } from '../../core/evm-batch.ts';
+import { type EvmTransportValue, evmTransport, type StreamedRead } from '../../core/evm-transport.ts';
+import { type EvmFault, EvmHttpFault, evmFaultOf, rpcAnswerFault } from '../../core/rpc-faults.ts';
 
 export interface RpcOptions {
   /** First preferred; a failed attempt moves on to the next one. */

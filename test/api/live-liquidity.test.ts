@@ -8,7 +8,7 @@
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultSchema } from '../../core/config.ts';
+import { vaultSchema } from '../../core/settings/registry.ts';
 import { mockUsdcAbi } from '../../devnet/abis.ts';
 import { type AnvilNode, DEPLOYER_KEY, freePort, startAnvil } from '../../devnet/anvil.ts';
 import { type DevnetAddresses, deployVaultSystem } from '../../devnet/deploy.ts';

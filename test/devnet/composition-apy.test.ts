@@ -5,7 +5,7 @@
  * two chains).
  */
 import { describe, expect, it } from 'vitest';
-import { compositionApyTruth } from '../../devnet/sim/truth.ts';
+import { compositionApyTruth } from '../../devnet/sim/composition-apy.ts';
 
 describe('ground-truth compositionApy', () => {
   // Days inserted out of order on purpose.

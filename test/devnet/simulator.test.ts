@@ -13,7 +13,7 @@ import { parseConfig } from '../../core/config.ts';
 import * as abis from '../../devnet/abis.ts';
 import { anvilAccount } from '../../devnet/anvil.ts';
 import { type Devnet, type DevnetProgress, startDevnet } from '../../devnet/run.ts';
-import type { GroundTruthJson } from '../../devnet/sim/truth.ts';
+import type { GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 
 const DAYS = 45;
 let devnet: Devnet;

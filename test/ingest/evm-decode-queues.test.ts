@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as abis from '../../ingest/evm/abis.ts';
-import { NO_DEADLINE } from '../../ingest/evm/map.ts';
+import { NO_DEADLINE } from '../../ingest/evm/map-context.ts';
 import { alice, at, bob, ident, run } from './evm-decode-support.ts';
 import { A, addr, ev, logOf } from './evm-support.ts';
 

@@ -14,7 +14,9 @@ import * as abis from '../../ingest/evm/abis.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { type DecodedLog, decodeLog, decodeLogGeneric, type RawLog } from '../../ingest/evm/decode.ts';
 import { depositFees, type FeeSettingMark } from '../../ingest/evm/deposit-fees.ts';
-import { ACCOUNTANT_FEE_EVENTS, MAPPED_EVENTS, mapLogs, SET_FEE_EVENT } from '../../ingest/evm/map.ts';
+import { MAPPED_EVENTS, mapLogs } from '../../ingest/evm/map.ts';
+import { ACCOUNTANT_FEE_EVENTS } from '../../ingest/evm/map-accountant.ts';
+import { SET_FEE_EVENT } from '../../ingest/evm/map-nest.ts';
 import { ROOT, runCli } from '../support/cli.ts';
 import { A, addr, canonical, ev, logOf, testConfig } from './evm-support.ts';
 

@@ -22,8 +22,9 @@ import { silentLogger } from '../../core/log.ts';
 import { type SparseChain, sparseVaultConfig, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { checkpointFile } from '../../ingest/checkpoint.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
-import { type ChainCheckpoint, ChainFollower } from '../../ingest/evm/follower.ts';
+import { ChainFollower } from '../../ingest/evm/follower.ts';
 import { emittedPublisher, type PublishEmitted } from '../../ingest/evm/publish.ts';
+import type { ChainCheckpoint } from '../../ingest/evm/reorg.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { openBus, readFamily, sparseChainReader } from './evm-support.ts';
 

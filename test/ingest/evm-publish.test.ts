@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { topicName } from '../../bus/partition.ts';
-import type { Emitted } from '../../ingest/evm/map.ts';
+import type { Emitted } from '../../ingest/evm/map-context.ts';
 import { blockEmitted, emittedPublisher } from '../../ingest/evm/publish.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import { openBus, readFamily } from './evm-support.ts';

@@ -4,7 +4,7 @@
  * HTTP against the sparse chain (devnet/sparse-chain.ts), which refuses as Alchemy does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rangeHint, rpcAnswerFault } from '../../core/evm-transport.ts';
+import { rangeHint, rpcAnswerFault } from '../../core/rpc-faults.ts';
 import { type SparseChain, startSparseChain } from '../../devnet/sparse-chain.ts';
 import { sparseChainReader } from './evm-support.ts';
 

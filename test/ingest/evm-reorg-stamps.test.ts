@@ -15,9 +15,10 @@ import { checkpointFile } from '../../ingest/checkpoint.ts';
 import { ChainReader } from '../../ingest/evm/chain.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
 import { topicsOf } from '../../ingest/evm/decode.ts';
-import { type ChainCheckpoint, ChainFollower } from '../../ingest/evm/follower.ts';
+import { ChainFollower } from '../../ingest/evm/follower.ts';
 import { MAPPED_EVENTS } from '../../ingest/evm/map.ts';
 import { emittedPublisher } from '../../ingest/evm/publish.ts';
+import type { ChainCheckpoint } from '../../ingest/evm/reorg.ts';
 import { createEvmRpc } from '../../ingest/evm/rpc.ts';
 import { EventCodec } from '../../schemas/codec.ts';
 import {

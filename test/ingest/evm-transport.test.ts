@@ -20,12 +20,8 @@ import {
   TimeoutError,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type EvmFault,
-  type EvmTransportOptions,
-  evmFaultOf,
-  evmTransport,
-} from '../../core/evm-transport.ts';
+import { type EvmTransportOptions, evmTransport } from '../../core/evm-transport.ts';
+import { type EvmFault, evmFaultOf } from '../../core/rpc-faults.ts';
 import { freePort } from '../../devnet/anvil.ts';
 import { type RpcBody, type Rule, startRpcProxy } from '../support/rpc-proxy.ts';
 import { addr, emitTransfers, useEmitterNode } from './evm-support.ts';

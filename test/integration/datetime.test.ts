@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
+import { unixTime } from '../../schemas/columns.ts';
 import { createStore } from '../../store/client.ts';
-import { unixTime } from '../../streams/rows.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-datetime-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

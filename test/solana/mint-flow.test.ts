@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { responseBodies } from '../../api/http/responses.ts';
 import { silentLogger } from '../../core/log.ts';
 import { composerAbi, shareOftAbi } from '../../devnet/abis.ts';
-import { type MintFlowTracker, startMintFlowTracker } from '../../ingest/mintflow/index.ts';
+import { type MintFlowTracker, startMintFlowTracker } from '../../ingest/mintflow/tracker.ts';
 import { burnInstructionData, TOKEN_MESSENGER_MINTER_V2, USDC_MINT } from '../fixtures/solana/burn.ts';
 import { address, signature } from '../fixtures/solana/keys.ts';
 import { MINT, OFT_STORE, solanaVault } from '../fixtures/solana/vaults.ts';

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmFaultOf } from '../../core/evm-transport.ts';
+import { evmFaultOf } from '../../core/rpc-faults.ts';
 import { createRpc, faultCode, rpcCodeOf } from '../../ingest/solana/rpc.ts';
 
 type Rule = {

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { defaultVaultSpec } from '../../devnet/deploy.ts';
-import { type GroundTruthJson, utcDay } from '../../devnet/sim/truth.ts';
+import { utcDay } from '../../devnet/sim/truth.ts';
+import type { GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 
 /** Shares, rates and the USDC stand-in all have 6 decimals on the devnet (devnet/README.md). */
 export const DECIMALS = 6;

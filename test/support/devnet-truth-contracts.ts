@@ -5,7 +5,7 @@
  * the accountants' rates and fees owed. The AtomicQueue's open requests come from the
  * simulator's book (their state has no view of its own but `getUserAtomicRequest`).
  */
-import type { ContractViewsTruth, GroundTruthJson, VaultViewsTruth } from '../../devnet/sim/truth.ts';
+import type { ContractViewsTruth, GroundTruthJson, VaultViewsTruth } from '../../devnet/sim/truth-json.ts';
 import { lc, type TruthVault } from './devnet-truth-base.ts';
 
 /** A controller's ERC-7540 state (raw units, decimal strings). */

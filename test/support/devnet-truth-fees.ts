@@ -2,7 +2,7 @@
  * Fees from the ground truth: per day and kind, the simulator's weekly claims, and the
  * accrual periods between them.
  */
-import type { FeeKind, GroundTruthJson } from '../../devnet/sim/truth.ts';
+import type { FeeKind, GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 import { addDays, DAY, deploymentDay, lc, type TruthVault, utcDay } from './devnet-truth-base.ts';
 
 /** day -> fees of `kind` summed over chains (raw asset units). */

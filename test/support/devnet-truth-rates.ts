@@ -4,7 +4,7 @@
  * the yield assets' close prices.
  */
 import { defaultVaultSpec } from '../../devnet/deploy.ts';
-import type { GroundTruthJson } from '../../devnet/sim/truth.ts';
+import type { GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 import { addDays, deploymentDay, type TruthVault, units } from './devnet-truth-base.ts';
 
 /**

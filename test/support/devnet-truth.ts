@@ -6,10 +6,10 @@
  * way the API does at output.
  */
 import { type Address, erc20Abi, type PublicClient } from 'viem';
-import type { GroundTruthJson } from '../../devnet/sim/truth.ts';
+import type { GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 import { byKey, lc, type TruthVault, truthVaults, units } from './devnet-truth-base.ts';
 
-export type { GroundTruthJson } from '../../devnet/sim/truth.ts';
+export type { GroundTruthJson } from '../../devnet/sim/truth-json.ts';
 // The expectations are grouped by subject in the devnet-truth-* files; the tests import them all from here.
 export {
   byKey,

@@ -3,7 +3,7 @@
  * test vault on the primary chain, and events with a block number unique across the process
  * (rates, mints, snapshots), written straight into the raw tables.
  */
-import { vaultSchema } from '../../core/config.ts';
+import { vaultSchema } from '../../core/settings/registry.ts';
 
 export const USDC = '0x00000000000000000000000000000000c0ffee01';
 

@@ -9,7 +9,7 @@
  * vault living on it. The events are exported as plain arrays so tests compute
  * their expectations from them, independently of the SQL and of the API code.
  */
-import { vaultSchema } from '../../core/config.ts';
+import { vaultSchema } from '../../core/settings/registry.ts';
 import { registryRecord } from '../../ingest/registry.ts';
 import { DAY, eventSequence, HOUR, hex, EVM_ZERO as ZERO } from './events.ts';
 /** Day 0, 2026-09-01 00:00 UTC. */

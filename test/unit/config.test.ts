@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyEnv, configSchema, ENV_KEYS, loadConfig, parseConfig, unknownKeys } from '../../core/config.ts';
+import { applyEnv, configSchema, loadConfig, parseConfig } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
+import { ENV_KEYS, unknownKeys } from '../../core/settings/env.ts';
 import { EMBEDDED_TRANSACTION_BLOCKS, liveTransactionBlocks } from '../../devnet/run.ts';
 
 const vault = {

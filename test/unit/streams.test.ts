@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../../ingest/replay.ts';
+import { eventId, scaleDecimal, usdE18 } from '../../schemas/columns.ts';
 import { FAMILIES } from '../../schemas/families.ts';
 import { KeyRangeCollector, stateChangeIndexes } from '../../streams/dedup.ts';
-import { eventId, scaleDecimal, toRow, usdE18 } from '../../streams/rows.ts';
+import { toRow } from '../../streams/rows.ts';
 
 describe('state-change deduplication', () => {
   const row = (id: string, removed: 0 | 1) => ({ event_id: id, removed });

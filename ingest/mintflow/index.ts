@@ -1,4 +1,0 @@
-/** The Solana mint-flow tracker (see tracker.ts). */
-
-export type { MintFlowSources } from './sources.ts';
-export { type MintFlowTracker, type MintFlowTrackerOptions, startMintFlowTracker } from './tracker.ts';
