@@ -19,15 +19,13 @@
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CheckpointFile } from '../checkpoint.ts';
-import { accrue } from './accrual.ts';
-import { type BlockHeader, type ChainReader, isHeader } from './chain.ts';
+import { type BlockHeader, type BlockStamp, type ChainReader, isHeader } from './chain.ts';
 import type { ChainContracts } from './contracts.ts';
 import { autoStartBlock } from './deployment.ts';
-import { depositFees } from './deposit-fees.ts';
-import { mapLogs } from './map.ts';
+import type { Emitted } from './map-context.ts';
 import { blockEmitted, type PublishEmitted } from './publish.ts';
-import { decodeRange, readDecimals } from './range-decode.ts';
 import { movedDuringRead } from './range-headers.ts';
+import { type MappedRange, mapRange } from './range-map.ts';
 import { RangeReader } from './read-ahead.ts';
 import {
   type ChainCheckpoint,
@@ -170,31 +168,8 @@ export class ChainFollower {
 
   /** One step: a reorg check, or the next range up to the head. */
   async round(): Promise<RoundResult> {
-    const { reader } = this.deps;
-    const { confirmations, reorgWindow, chainId } = this.deps.contracts.chain;
-    // Backfilling deeper than the reorg window, the head asked within HEAD_EVERY_MS is enough: one
-    // call and round trip fewer per range (the head only grows; the range read ahead used it too).
-    const deep = this.state.next <= this.head - reorgWindow;
-    if (!deep || performance.now() - this.headAt >= HEAD_EVERY_MS) {
-      // The first round asks for the genesis header and the head at once.
-      [this.chainHead] = await Promise.all([reader.head(), this.genesisChecked || this.checkGenesis()]);
-      this.headAt = performance.now();
-    } else if (!this.genesisChecked) await this.checkGenesis();
-    this.head = Math.max(-1, this.chainHead - confirmations);
-    if (this.state.startBlock === undefined) await this.findStart();
-    if (this.state.next > this.head) {
-      await this.published();
-      const last = this.state.tip.at(-1);
-      if (
-        last &&
-        (last.number > this.chainHead || (await reader.headersAt([last.number]))[0].hash !== last.hash)
-      )
-        return { blocks: 0, events: 0, retracted: await this.unwind() };
-      const before = this.state.lastSnapshotAt;
-      await this.maybeSnapshot();
-      if (this.state.lastSnapshotAt !== before) await this.deps.checkpoint.saveAsync(this.state);
-      return { blocks: 0, events: 0, retracted: 0 };
-    }
+    await this.refreshHead();
+    if (this.state.next > this.head) return this.checkTip();
     const from = this.state.next;
     const { logs, to, headers, closes: closing } = await this.ranges.take(from, this.head);
     // The tip's last block is `from - 1` (the previous range's last, or the ancestor after a reorg).
@@ -216,47 +191,80 @@ export class ChainFollower {
     const due = now - this.state.lastSnapshotAt >= this.deps.snapshotIntervalSeconds * 1000;
     const closesRead = dayCloseSnapshots(this.deps, last, headers, closing, due ? headers.at(-1) : undefined);
     closesRead.catch(() => {});
-    const decoded = decodeRange(this.deps.contracts, logs, this.unpublished);
-    await readDecimals(reader, this.deps.contracts, decoded, to, this.decimals);
-    const timeOf = new Map(headers.map((h) => [h.number, h.timestamp]));
-    const ctx = { contracts: this.deps.contracts, blockTime: (n: number) => timeOf.get(n) as number };
-    // On a copy: if publishing fails, the retried range must see the marks as they were.
-    const owed = structuredClone(this.state.owed);
-    const accrual = await accrue(reader, ctx, decoded, owed, this.baseOf);
-    const feeMarks = structuredClone(this.state.depositFees ?? {});
-    const fees = await depositFees(reader, decoded, feeMarks);
-    const mapped = mapLogs(
-      {
-        ...ctx,
-        decimals: this.decimals,
-        pausedAfter: (a, n) => accrual.paused.get(`${a}:${n}`) ?? false,
-        depositFee: (d) => fees.get(d),
-      },
-      decoded,
-    );
-    for (const [k, n] of mapped.unpublished) this.unpublished.set(k, (this.unpublished.get(k) ?? 0) + n);
-    const events = [...mapped.emitted, ...accrual.fees].sort(
-      (a, b) => (a.record.blockNumber as number) - (b.record.blockNumber as number),
-    );
+    const caches = { unpublished: this.unpublished, decimals: this.decimals, baseOf: this.baseOf };
+    const mapped = await mapRange(this.deps, caches, this.state, { logs, to, headers });
     const closes = await closesRead;
+    const { chainId } = this.deps.contracts.chain;
     // blocks_raw stores the headers read, not the blocks known from their logs only; the headers
     // go last (the chain's watermark moves on once the range's records are in).
-    const records = [...events, ...closes, ...headers.filter(isHeader).map((h) => blockEmitted(chainId, h))];
+    const records = [
+      ...mapped.events,
+      ...closes,
+      ...headers.filter(isHeader).map((h) => blockEmitted(chainId, h)),
+    ];
+    await this.publishRange(to, records, headers, closes, mapped, due ? now : undefined);
+    return { blocks: to - from + 1, events: mapped.events.length, retracted: 0 };
+  }
+
+  /** The head (and, on the first round, the genesis and the start block) as this round sees them. */
+  private async refreshHead(): Promise<void> {
+    const { reader } = this.deps;
+    const { confirmations, reorgWindow } = this.deps.contracts.chain;
+    // Backfilling deeper than the reorg window, the head asked within HEAD_EVERY_MS is enough: one
+    // call and round trip fewer per range (the head only grows; the range read ahead used it too).
+    const deep = this.state.next <= this.head - reorgWindow;
+    if (!deep || performance.now() - this.headAt >= HEAD_EVERY_MS) {
+      // The first round asks for the genesis header and the head at once.
+      [this.chainHead] = await Promise.all([reader.head(), this.genesisChecked || this.checkGenesis()]);
+      this.headAt = performance.now();
+    } else if (!this.genesisChecked) await this.checkGenesis();
+    this.head = Math.max(-1, this.chainHead - confirmations);
+    if (this.state.startBlock === undefined) await this.findStart();
+  }
+
+  /** Caught up: a reorg of the tip is retracted, else the periodic snapshot is taken when due. */
+  private async checkTip(): Promise<RoundResult> {
+    await this.published();
+    const last = this.state.tip.at(-1);
+    if (
+      last &&
+      (last.number > this.chainHead ||
+        (await this.deps.reader.headersAt([last.number]))[0].hash !== last.hash)
+    )
+      return { blocks: 0, events: 0, retracted: await this.unwind() };
+    const before = this.state.lastSnapshotAt;
+    await this.maybeSnapshot();
+    if (this.state.lastSnapshotAt !== before) await this.deps.checkpoint.saveAsync(this.state);
+    return { blocks: 0, events: 0, retracted: 0 };
+  }
+
+  /**
+   * Publishes a range's records and moves the state past it. Deep below the window (never
+   * retracted) and not the last range, the publish goes on while the next range is processed;
+   * else the round waits, so a caught-up chain has all of it on the bus.
+   */
+  private async publishRange(
+    to: number,
+    records: Emitted[],
+    headers: BlockStamp[],
+    closes: Emitted[],
+    mapped: MappedRange,
+    snapshotAt: number | undefined,
+  ): Promise<void> {
+    const { reorgWindow } = this.deps.contracts.chain;
     // Encoded while the previous range's publish may still be going on: only the writes wait for it.
     const send = await this.deps.publish.prepare?.(records);
     // One publish at a time, in range order (a range's headers never before its or earlier records).
     await this.published();
-    // Deep below the window (never retracted) and not the last range: published while the next
-    // range is processed. Else the round waits, so a caught-up chain has all of it on the bus.
     const overlap = to < this.head - reorgWindow;
     const before = copyState(this.state);
     const publishing = send ? send() : this.deps.publish(records);
-    this.state.tip = extendTip(this.state.tip, headers, events, reorgWindow);
+    this.state.tip = extendTip(this.state.tip, headers, mapped.events, reorgWindow);
     keepRates(this.state.tip, closes);
-    this.state.owed = owed;
-    this.state.depositFees = feeMarks;
+    this.state.owed = mapped.owed;
+    this.state.depositFees = mapped.feeMarks;
     this.state.next = to + 1;
-    if (due) this.state.lastSnapshotAt = now;
+    if (snapshotAt !== undefined) this.state.lastSnapshotAt = snapshotAt;
     if (!overlap) {
       // The checkpoint's write (and fsync) goes on while the range is published; it replaces the
       // checkpoint once the publish is durable (saveAfter). A failed publish leaves both as they were.
@@ -269,20 +277,19 @@ export class ChainFollower {
       });
       await saved;
       this.durableNext = to + 1;
-    } else {
-      const snapshot = this.checkpointDue(to) ? copyState(this.state) : undefined;
-      const done = publishing.then(
-        () => {
-          // The checkpoint of this range, only once it is durable (and queued before any later write).
-          if (snapshot) this.saveDeep(snapshot);
-          this.durableNext = to + 1;
-          return {};
-        },
-        (error: unknown) => ({ error }),
-      );
-      this.inflight = { done, before };
+      return;
     }
-    return { blocks: to - from + 1, events: events.length, retracted: 0 };
+    const snapshot = this.checkpointDue(to) ? copyState(this.state) : undefined;
+    const done = publishing.then(
+      () => {
+        // The checkpoint of this range, only once it is durable (and queued before any later write).
+        if (snapshot) this.saveDeep(snapshot);
+        this.durableNext = to + 1;
+        return {};
+      },
+      (error: unknown) => ({ error }),
+    );
+    this.inflight = { done, before };
   }
 
   /**
