@@ -208,7 +208,11 @@ export async function runCli(run: CliRun) {
       await fetch(`${apiUrl}/status`, { headers: { accept: 'application/json' } })
     ).json()) as {
       ingest?: {
-        evm?: { firstCaughtUpAt?: number; rpcCalls?: Record<string, number>; rpcWaitMs?: number }[];
+        evm?: {
+          firstCaughtUpAt?: number;
+          rpcCalls?: Record<string, number>;
+          rpcLimitWaitMs?: { slot: number; pace: number };
+        }[];
       };
     };
     const progress = status.ingest?.evm?.[0];
@@ -228,6 +232,8 @@ export async function runCli(run: CliRun) {
       ingestDoneSeconds: Number.isFinite(caughtUpAt) ? round((caughtUpAt - spawnedAt) / 1000) : null,
       /** The JSON-RPC calls the ingester sent, by method (a batch's members each). */
       rpcCalls: progress?.rpcCalls,
+      /** Milliseconds its requests waited for a slot (maxConcurrentRequests) and the pace, summed. */
+      rpcLimitWaitMs: progress?.rpcLimitWaitMs,
       cpuSeconds: round(cpuSeconds),
       /**
        * The CLI's CPU seconds by thread: main (ingest, consumers, settle's calls), node (V8's

@@ -14,9 +14,10 @@
  * - JSON-RPC batches (`value.batch`: the ingester's block headers), with the same retries, cut
  *   smaller when refused as too large, single calls where batches are refused
  *   (core/evm-batch.ts);
- * - the time spent waiting on the network (`value.waitedMs`), the calls sent by method
- *   (`value.calls`, and `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests
- *   (`value.requests`: a batch is one);
+ * - the time spent waiting on the network (`value.waitedMs`) and for the limits below
+ *   (`value.limitWaitedMs`), the calls sent by method (`value.calls`, and
+ *   `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests (`value.requests`: a batch is
+ *   one);
  * - a per-chain limit on requests per second (fixed, or `auto`: none on a private network, else
  *   learnt from the provider's refusals) and in flight (core/request-limiter.ts).
  * The fault model (kinds, error types, classification, a refusal's range hint) is core/rpc-faults.ts.
@@ -92,6 +93,11 @@ export interface EvmTransportValue {
    * URL; a body it cannot parse is a retryable HTTP_ERROR.
    */
   streamed<T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T>;
+  /**
+   * Milliseconds the requests waited for the chain's limits, summed over them: for a slot
+   * (`maxConcurrentRequests`) and for the pace (`maxRequestsPerSecond`).
+   */
+  readonly limitWaitedMs: { readonly slotMs: number; readonly paceMs: number };
 }
 
 /** Parses a streamed answer (core/evm-transport.ts `value.streamed`); `url` the URL that answers. */
@@ -330,6 +336,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     get requests() {
       return requests;
     },
+    limitWaitedMs: limiter?.waited ?? { slotMs: 0, paceMs: 0 },
     batch: <T>(list: RpcCall[]): Promise<T[]> => (list.length ? batch<T>(list) : Promise.resolve([])),
   };
 

@@ -170,13 +170,26 @@ export class RequestLimiter {
     return this.paceOf(url)?.rate ?? Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * Milliseconds requests spent waiting, summed over them: for a slot (`maxConcurrentRequests`
+   * binds) and for their start time (the pace binds).
+   */
+  readonly waited = { slotMs: 0, paceMs: 0 };
+
   /** Waits for a slot and the request's start time; call `release` once the request ended. */
   async acquire(url: string): Promise<void> {
     if (this.active < this.concurrent) this.active++;
-    // The releasing request hands its slot over: `active` stays as it is.
-    else await new Promise<void>((r) => this.waiting.push(r));
+    else {
+      // The releasing request hands its slot over: `active` stays as it is.
+      const from = this.clock();
+      await new Promise<void>((r) => this.waiting.push(r));
+      this.waited.slotMs += this.clock() - from;
+    }
     const ms = this.paceOf(url)?.take(this.clock()) ?? 0;
-    if (ms > 0) await this.wait(ms);
+    if (ms > 0) {
+      this.waited.paceMs += ms;
+      await this.wait(ms);
+    }
   }
 
   release(): void {

@@ -84,6 +84,22 @@ describe('RequestLimiter rates', () => {
     expect(none.now).toBe(0);
   });
 
+  it('sums the time requests waited for the pace and for a slot', async () => {
+    const c = clocked(10);
+    await c.send(PUBLIC, 11);
+    // One after the other: each after the first waited 100 ms for its start.
+    expect(c.limiter.waited).toEqual({ paceMs: 1_000, slotMs: 0 });
+    let now = 0;
+    const one = new RequestLimiter(0, 1, () => now);
+    await one.acquire(PUBLIC);
+    const second = one.acquire(PUBLIC);
+    now = 250;
+    one.release();
+    await second;
+    one.release();
+    expect(one.waited).toEqual({ paceMs: 0, slotMs: 250 });
+  });
+
   it('auto: no pace on a private network', async () => {
     const c = clocked('auto');
     await c.send('http://127.0.0.1:8545', 1_000);
