@@ -42,6 +42,19 @@ export interface CliRun {
 
 export type CliResult = Awaited<ReturnType<typeof runCli>>;
 
+/**
+ * CPU seconds of a fixed arithmetic loop (3e8 steps): on the shared machine the same loop's CPU
+ * time moves with the other work on the host, so a run's CPU seconds are read beside it.
+ */
+function machineLoopSeconds(): number {
+  const t = process.cpuUsage();
+  let s = 0;
+  for (let i = 0; i < 3e8; i++) s += i % 7;
+  const u = process.cpuUsage(t);
+  if (s < 0) throw new Error('unreachable');
+  return (u.user + u.system) / 1e6;
+}
+
 export async function runCli(run: CliRun) {
   const configFile = join(run.dir, 'config.json');
   writeFileSync(configFile, JSON.stringify(run.config, null, 2));
@@ -54,6 +67,7 @@ export async function runCli(run: CliRun) {
   const nodeArgs = [...run.nodeArgs, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   if (run.cpuProfDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${run.cpuProfDir}`);
   const load = loadavg()[0];
+  const speed = machineLoopSeconds();
   const spawnedAt = Date.now();
   const started = performance.now();
   const proc = spawn(
@@ -227,6 +241,8 @@ export async function runCli(run: CliRun) {
       nodeArgs: run.nodeArgs,
       runtime: run.runtime,
       loadavg1mAtSpawn: round(load),
+      /** The CPU seconds of a fixed loop just before the spawn: how fast the shared machine's cores ran. */
+      machineLoopCpuSeconds: round(speed, 3),
       endToEndSeconds: round(seconds),
       /** Spawn -> the chain's firstCaughtUpAt (every block ingested and published). */
       ingestDoneSeconds: Number.isFinite(caughtUpAt) ? round((caughtUpAt - spawnedAt) / 1000) : null,

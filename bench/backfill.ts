@@ -1,13 +1,13 @@
 /**
  * End-to-end backfill benchmark, as a user runs it: `npx tsx bench/backfill.ts [--size tiny|full]
- * [--out FILE.json] [--configs defaults,tuned] [--runs 1] [--transfers 200000] [--per-block 100]
+ * [--out FILE.json] [--configs defaults,tuned] [--runs 3] [--transfers 200000] [--per-block 100]
  * [--holders 2000] [--seed 15] [--block-seconds 0] [--runtime auto|tsx|compiled]
  * [--cpu-prof DIR]` (tiny: 2,000 transfers, 200 holders). Writes the seeded chain of
  * bench/backfill-chain.ts on anvil (`--block-seconds`: that many seconds between blocks, ending
  * about now, e.g. 3600 for 83 days of closes; 0: anvil's clock, all within a minute), then runs
- * the real CLI once per configuration and round (`--runs`, the configurations taking turns), each
- * in a fresh directory (bench/backfill-run.ts: what a run measures, and the environment variables
- * that keep its output, trace its memory or record a perf profile):
+ * the real CLI once per configuration and round (`--runs`, tiny: 1; the configurations take
+ * turns), each in a fresh directory (bench/backfill-run.ts: what a run measures, and the
+ * environment variables that keep its output, trace its memory or record a perf profile):
  * - `defaults`: what a user writes and how `npm start` runs it (its Node flags and libuv pool,
  *   read from package.json's start script; the compiled build, rebuilt first if stale): the config
  *   sets the chain's RPC URL, `confirmations: 2`, `startBlock` and one vault, nothing else (the
@@ -46,11 +46,14 @@ const {
     seed: '15',
     runtime: 'auto',
     'cpu-prof': undefined,
-    runs: '1',
+    runs: undefined,
     'block-seconds': '0',
     'timeout-s': '600',
   },
-  { tiny: { transfers: '2000', holders: '200' }, full: { transfers: '200000', holders: '2000' } },
+  {
+    tiny: { transfers: '2000', holders: '200', runs: '1' },
+    full: { transfers: '200000', holders: '2000', runs: '3' },
+  },
 );
 const transfers = Number(values.transfers);
 const perBlock = Number(values['per-block']);
@@ -191,7 +194,7 @@ try {
     for (const name of configs) {
       const r = await runCli(runOf(name, chain, node.rpcUrl, node.pgid, join(root, String(k))));
       console.error(
-        `${name}: ${r.endToEndSeconds} s (ingested ${r.ingestDoneSeconds} s), ${r.cpuSeconds} CPU-s ${JSON.stringify(r.cpuByThread)}, ${r.peakRssMb} MB (load ${r.loadavg1mAtSpawn})`,
+        `${name}: ${r.endToEndSeconds} s (ingested ${r.ingestDoneSeconds} s), ${r.cpuSeconds} CPU-s ${JSON.stringify(r.cpuByThread)}, ${r.peakRssMb} MB (load ${r.loadavg1mAtSpawn}, loop ${r.machineLoopCpuSeconds} CPU-s)`,
       );
       runs.push(r);
     }
