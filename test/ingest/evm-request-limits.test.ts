@@ -8,7 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmTransport } from '../../core/evm-transport.ts';
+import { parseConfig } from '../../core/config.ts';
+import { chainTransport, evmTransport } from '../../core/evm-transport.ts';
 import { registry } from '../../core/metrics.ts';
 import { startSparseChain } from '../../devnet/sparse-chain.ts';
 
@@ -92,6 +93,32 @@ describe('per-chain request limits', () => {
     await Promise.all(Array.from({ length: 11 }, () => named.request({ method: 'eth_blockNumber' })));
     // 11 requests 40 ms apart: the last starts at least 400 ms after the first.
     expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(380);
+  });
+
+  it('by default a chain configured with only its URL is not paced on loopback, and is on a public name', async () => {
+    // The user's config: the chains' URLs and nothing else about their limits.
+    const cfg = parseConfig({
+      devnet: { enabled: false },
+      chains: [
+        { chainId: 31337, name: 'local', rpcUrls: [url] },
+        { chainId: 1, name: 'public', rpcUrls: ['https://rpc.example.com/'] },
+      ],
+      vaults: [],
+    });
+    const [local, named] = cfg.chains;
+    const burst = async (t: ReturnType<ReturnType<typeof chainTransport>>) => {
+      await Promise.all(Array.from({ length: 60 }, () => t.request({ method: 'eth_blockNumber' })));
+      return t.value!.limitWaitedMs;
+    };
+    const onLoopback = await burst(chainTransport(local, cfg.ingest)({}));
+    // Held to maxConcurrentRequests only: they waited for a slot, never for a start time.
+    expect(onLoopback.paceMs).toBe(0);
+    expect(onLoopback.slotMs).toBeGreaterThan(0);
+    // The same server under a public name (the requests are sent to it): the public pace binds.
+    const onPublic = await burst(
+      chainTransport(named, cfg.ingest, { fetch: (_u, init) => fetch(url, init) })({}),
+    );
+    expect(onPublic.paceMs).toBeGreaterThan(0);
   });
 
   it('counts the calls by method, each item of a batch, in the transport and in /metrics', async () => {
