@@ -5,7 +5,7 @@
 // (README "Architecture").
 // A 16 MB young generation (Node's own default on 64-bit; the Docker image passes the same, `npm
 // start` leaves Node's default): each of the two semi-spaces is resident once grown, and at 64 MB
-// the EVM backfill bench's peak RSS was 110-140 MB higher for no CPU it measurably saved there. The
+// the EVM backfill bench's peak RSS was higher for no CPU it measurably saved there. The
 // flag holds for every thread; without it the API's thread takes the young generation
 // api/thread/host.ts gives it (docs/operations.md, "Embedded and distributed").
 //

@@ -12,8 +12,8 @@
  *   pace rises while requests wait for it and the URL refuses none as over its rate: it doubles
  *   each such second until the first refusal, then rises by `AUTO_FLOOR` a second. A refusal
  *   halves it, never below `AUTO_FLOOR`. A learnt pace that could fall below the fixed default
- *   slowed a backfill past 300 s behind a provider refusing a quarter of its requests at random,
- *   where retries alone took 5 s: the floor keeps `auto` at least as fast as the fixed default,
+ *   crawled behind a provider refusing requests at random (each refusal cut it again, where a
+ *   retry alone costs one request): the floor keeps `auto` at least as fast as the fixed default,
  *   and the transport's retries (core/evm-transport.ts) take care of the refusals.
  */
 import { BlockList, isIP } from 'node:net';

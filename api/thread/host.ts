@@ -93,7 +93,7 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     workerData: data,
     transferList: [port2],
     // A young generation of 64 MB semi-spaces (V8 gives it three times a semi-space): each scavenge
-    // pauses every request in flight, and at Node's 16 MB they came about five times as often
+    // pauses every request in flight, and at Node's 16 MB they came several times as often
     // (docs/operations.md, "Embedded and distributed"). A --max-semi-space-size on the command
     // line overrides it, for every thread. stdout/stderr go to the process's.
     resourceLimits: { maxYoungGenerationSizeMb: API_YOUNG_GENERATION_MB },
