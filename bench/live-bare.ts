@@ -82,8 +82,8 @@ function serveBare(file: string): void {
 }
 
 /**
- * `vaultstream <role>` on `dataDir` as `npm start` runs it (`--max-semi-space-size=64`, 16 libuv
- * threads unless UV_THREADPOOL_SIZE says otherwise), in its own
+ * `vaultstream <role>` on `dataDir` as `npm start` runs it (Node's own young generation, the API's
+ * thread its own: api/thread/host.ts; 16 libuv threads unless UV_THREADPOOL_SIZE says otherwise), in its own
  * process group (the devnet's anvil nodes included), API and SQL on ephemeral ports; resolves
  * with its API URL once it is up (`start`: once `/readyz` answers 200).
  */
@@ -94,24 +94,20 @@ export async function startVaultstream(
   nodeArgs: string[] = [],
   timeoutMs = 600_000,
 ): Promise<{ proc: ChildProcess; url: string; logged: () => Record<string, number> }> {
-  const proc = spawn(
-    process.execPath,
-    ['--max-semi-space-size=64', ...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
-        VAULTSTREAM_DATA_DIR: dataDir,
-        API_PORT: '0',
-        VAULTSTREAM__sql__http__port: '0',
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+  const proc = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'vaultstream.mjs'), role], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
+      VAULTSTREAM_DATA_DIR: dataDir,
+      API_PORT: '0',
+      VAULTSTREAM__sql__http__port: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   GROUPS.add(proc);
   let stdout = '';
   let stderr = '';

@@ -6,7 +6,7 @@
  * new user meets it (issue 21, "A live benchmark"):
  *
  * 1. `vaultstream start` on a fresh data directory with the default devnet (as `npm start` runs
- *    it: the compiled CLI when it is current, `--max-semi-space-size=64`), API on an ephemeral
+ *    it: the compiled CLI when it is current, no young-generation flag), API on an ephemeral
  *    port; once `/readyz` answers 200, `settle-s` seconds more (the simulator keeps landing data,
  *    so the data version moves all along).
  * 2. The mix of eight read endpoints (details, details-lite, vault, holders, recent-transactions,

@@ -11,21 +11,29 @@ export function procStat(pid: number): ReturnType<typeof statAt> {
 }
 
 /** A process's or a thread's stat file (`/proc/<pid>[/task/<tid>]/stat`): its name too. */
-function statAt(path: string): { name: string; cpu: number; rssMb: number; ppid: number; pgid: number } {
+function statAt(path: string): {
+  name: string;
+  cpu: number;
+  rssMb: number;
+  ppid: number;
+  pgid: number;
+  nice: number;
+} {
   try {
     const stat = readFileSync(path, 'utf8');
     const close = stat.lastIndexOf(')');
     const f = stat.slice(close + 2).split(' ');
-    // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21, pages).
+    // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... nice(16) ... rss(21, pages).
     return {
       name: stat.slice(stat.indexOf('(') + 1, close),
       ppid: Number(f[1]),
       pgid: Number(f[2]),
       cpu: (Number(f[11]) + Number(f[12])) / 100,
       rssMb: (Number(f[21]) * 4096) / 2 ** 20,
+      nice: Number(f[16]),
     };
   } catch {
-    return { name: '', cpu: 0, rssMb: 0, ppid: -1, pgid: -1 };
+    return { name: '', cpu: 0, rssMb: 0, ppid: -1, pgid: -1, nice: 0 };
   }
 }
 
@@ -62,6 +70,29 @@ export function threadCpu(pid: number): { main: number; node: number; engine: nu
   for (const tid of tids) {
     const t = statAt(`/proc/${pid}/task/${tid}/stat`);
     out[tid === String(pid) ? 'main' : t.name === 'node' ? 'node' : 'engine'] += t.cpu;
+  }
+  return out;
+}
+
+/**
+ * CPU seconds of `pid`'s threads by name and nice value (`node@10`: Node's threads lowered below
+ * the API's, `node@0`: those left at the process's priority, the API's thread among them), with
+ * how many threads each holds; the main thread is `main`.
+ */
+export function threadCpuByName(pid: number): Record<string, { threads: number; cpu: number }> {
+  const out: Record<string, { threads: number; cpu: number }> = {};
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const t = statAt(`/proc/${pid}/task/${tid}/stat`);
+    const key = tid === String(pid) ? 'main' : `${t.name}@${t.nice}`;
+    out[key] ??= { threads: 0, cpu: 0 };
+    out[key].threads++;
+    out[key].cpu += t.cpu;
   }
   return out;
 }

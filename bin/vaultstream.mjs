@@ -4,9 +4,10 @@
 // turn on their connection, and the bus's and checkpoints' writes and fsyncs queued behind them
 // (README "Architecture").
 // A 16 MB young generation (Node's own default on 64-bit; the Docker image passes the same, `npm
-// start` 64 MB: it serves the API on the same event loop, README "Architecture"): each of the two semi-spaces is resident once grown, and at 64 MB the EVM backfill
-// bench's peak RSS was 110-140 MB higher (839-862 MB against 712-732 MB, side by side) for no
-// CPU it measurably saved there.
+// start` leaves Node's default): each of the two semi-spaces is resident once grown, and at 64 MB
+// the EVM backfill bench's peak RSS was higher for no CPU it measurably saved there. The
+// flag holds for every thread; without it the API's thread takes the young generation
+// api/thread/host.ts gives it (docs/operations.md, "Embedded and distributed").
 //
 // Runs the compiled CLI (dist/, `npm run build`, which `npm ci` runs) when it is there and no
 // source file changed since it was built; otherwise the TypeScript sources through tsx's loader

@@ -97,12 +97,15 @@ export function startProgress(opts: ProgressOptions): ProgressDisplay {
   let stopped = false;
   const startedAt = clock();
 
+  /** When `follow` was called: the ingesters' event counts start with this process, at 0. */
+  let followedAt = startedAt;
   const eventsPerSecond = (c: ChainProgressLike): number => {
     const now = clock();
-    const r = rates.get(c.chainId);
+    // From the first line on: the rate since the display began following, not 0 until a second line.
+    let r = rates.get(c.chainId);
     if (!r) {
-      rates.set(c.chainId, { at: now, events: c.eventsPublished, perSecond: 0 });
-      return 0;
+      r = { at: followedAt, events: 0, perSecond: 0 };
+      rates.set(c.chainId, r);
     }
     const dt = (now - r.at) / 1000;
     if (dt >= 0.5) {
@@ -254,6 +257,7 @@ export function startProgress(opts: ProgressOptions): ProgressDisplay {
     },
     follow(fn) {
       chains = fn;
+      followedAt = clock();
       if (tty) renderTty();
       ensureTimer();
     },

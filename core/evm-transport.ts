@@ -14,10 +14,12 @@
  * - JSON-RPC batches (`value.batch`: the ingester's block headers), with the same retries, cut
  *   smaller when refused as too large, single calls where batches are refused
  *   (core/evm-batch.ts);
- * - the time spent waiting on the network (`value.waitedMs`), the calls sent by method
- *   (`value.calls`, and `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests
- *   (`value.requests`: a batch is one);
- * - a per-chain limit on requests per second and in flight (core/request-limiter.ts).
+ * - the time spent waiting on the network (`value.waitedMs`) and for the limits below
+ *   (`value.limitWaitedMs`), the calls sent by method (`value.calls`, and
+ *   `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests (`value.requests`: a batch is
+ *   one);
+ * - a per-chain limit on requests per second (fixed, or `auto`: none on a private network, else
+ *   learnt from the provider's refusals) and in flight (core/request-limiter.ts).
  * The fault model (kinds, error types, classification, a refusal's range hint) is core/rpc-faults.ts.
  * Errors are viem's types (`HttpRequestError`, `TimeoutError`, `RpcRequestError`, so viem's own
  * mapping of RPC codes and revert decoding work unchanged) carrying the fault kind and the
@@ -28,7 +30,7 @@ import { VaultstreamError } from './errors.ts';
 import { BatchRefused, batchSender, type RpcCall, single } from './evm-batch.ts';
 import { httpPost } from './http-post.ts';
 import { rpcCalls } from './metrics.ts';
-import { RequestLimiter } from './request-limiter.ts';
+import { type RatePolicy, RequestLimiter } from './request-limiter.ts';
 import { retry } from './retry.ts';
 import { type EvmFault, EvmHttpFault, EvmTimeoutFault, evmFaultOf, rpcAnswerFault } from './rpc-faults.ts';
 
@@ -55,8 +57,12 @@ export interface EvmTransportOptions {
    * `maxAttempts` (default `RATE_LIMITED_ATTEMPTS`); 1 for a client an API request waits on.
    */
   rateLimitedAttempts?: number;
-  /** Requests started per second at most (0 or absent: no limit); a batch is one request. */
-  maxRequestsPerSecond?: number;
+  /**
+   * Requests started per second at most (0 or absent: no limit), or `auto`: none for a URL on a
+   * private network, else a pace learnt from the provider's refusals (core/request-limiter.ts);
+   * a batch is one request.
+   */
+  maxRequestsPerSecond?: RatePolicy;
   /** Requests in flight at most (absent: no limit). */
   maxConcurrentRequests?: number;
   /** The chain's name, labelling the calls counted in /metrics (`vaultstream_rpc_calls_total`). */
@@ -87,6 +93,11 @@ export interface EvmTransportValue {
    * URL; a body it cannot parse is a retryable HTTP_ERROR.
    */
   streamed<T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T>;
+  /**
+   * Milliseconds the requests waited for the chain's limits, summed over them: for a slot
+   * (`maxConcurrentRequests`) and for the pace (`maxRequestsPerSecond`).
+   */
+  readonly limitWaitedMs: { readonly slotMs: number; readonly paceMs: number };
 }
 
 /** Parses a streamed answer (core/evm-transport.ts `value.streamed`); `url` the URL that answers. */
@@ -134,7 +145,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
   };
 
   async function post(url: string, method: string, body: unknown, read?: StreamedRead<unknown>) {
-    await limiter?.acquire();
+    await limiter?.acquire(url);
     try {
       count(body);
       requests++;
@@ -256,6 +267,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
         } catch (e) {
           const f = evmFaultOf(e);
           if (f) opts.onFault?.(f, url, method);
+          if (f?.fault === 'RATE_LIMITED') limiter?.refused(url);
           if (refused?.(e)) throw new BatchRefused(`${url} refuses JSON-RPC batches`, { cause: e });
           throw e;
         }
@@ -324,6 +336,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
     get requests() {
       return requests;
     },
+    limitWaitedMs: limiter?.waited ?? { slotMs: 0, paceMs: 0 },
     batch: <T>(list: RpcCall[]): Promise<T[]> => (list.length ? batch<T>(list) : Promise.resolve([])),
   };
 
@@ -371,7 +384,7 @@ export function chainTransport(
     name?: string;
     rpcUrls: string[];
     requestTimeoutMs: number;
-    maxRequestsPerSecond?: number;
+    maxRequestsPerSecond?: RatePolicy;
     maxConcurrentRequests?: number;
   },
   rpc: EvmRpcSettings,

@@ -73,6 +73,9 @@ function threadModule(): string {
     : new URL('./worker.ts', import.meta.url).href;
 }
 
+/** The API thread's young generation: two 64 MB semi-spaces and the new large-object space. */
+const API_YOUNG_GENERATION_MB = 3 * 64;
+
 export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread> {
   const { port1, port2 } = new MessageChannel();
   let version = String(opts.dataVersion());
@@ -89,7 +92,11 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
   const worker = new Worker(new URL('./entry.mjs', import.meta.url), {
     workerData: data,
     transferList: [port2],
-    // Its own heap limits are Node's defaults; stdout/stderr go to the process's.
+    // A young generation of 64 MB semi-spaces (V8 gives it three times a semi-space): each scavenge
+    // pauses every request in flight, and at Node's 16 MB they came several times as often
+    // (docs/operations.md, "Embedded and distributed"). A --max-semi-space-size on the command
+    // line overrides it, for every thread. stdout/stderr go to the process's.
+    resourceLimits: { maxYoungGenerationSizeMb: API_YOUNG_GENERATION_MB },
   });
   const peer = new Peer(port1, {
     ...storeMethods(opts.store),

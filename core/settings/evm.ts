@@ -39,12 +39,10 @@ export const chainExtrasShape = {
       "Newest ingested blocks kept with their hashes and published records (in the checkpoint), so a reorg up to this depth is retracted exactly; a deeper one stops the chain (`phase: 'stopped'`). Independent of `confirmations`.",
     ),
   maxRequestsPerSecond: z
-    .number()
-    .min(0)
-    .max(100_000)
-    .default(25)
+    .union([z.literal('auto'), z.number().min(0).max(100_000)])
+    .default('auto')
     .describe(
-      'RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for every EVM client of the service; 0 = no limit. The default suits public endpoints.',
+      "RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for every EVM client of the service; 0 = no limit. `auto`: no limit for a URL on this machine or a private network (a loopback or private address, `localhost`, a one-label name such as `http://geth:8545`, `.local`, `.internal`); any other URL starts at 25 a second, what public endpoints take, goes faster while its requests wait for the pace and it refuses none as over its rate (HTTP 429, -32005), and back down, never below 25, when it does (core/request-limiter.ts). A number is a fixed limit, e.g. a paid plan's.",
     ),
   maxConcurrentRequests: z
     .number()

@@ -32,6 +32,11 @@ export interface ChainProgress {
   reorgs: number;
   blocksRetracted: number;
   rpcWaitMs: number;
+  /**
+   * Milliseconds the RPC requests waited for the chain's limits, summed over them: for a slot
+   * (`maxConcurrentRequests`) and for the pace (`maxRequestsPerSecond`): where a limit binds.
+   */
+  rpcLimitWaitMs: { slot: number; pace: number };
   /** JSON-RPC calls sent to the chain since start, by method: what the backfill costs. */
   rpcCalls: Record<string, number>;
   /** Decoded events with no event family to publish into, by `role.event`. */
@@ -132,6 +137,10 @@ export class ProgressMeter {
       reorgs: this.reorgs,
       blocksRetracted: this.retracted,
       rpcWaitMs: Math.round(this.rpc.waitedMs),
+      rpcLimitWaitMs: {
+        slot: Math.round(this.rpc.limitWaitedMs.slotMs),
+        pace: Math.round(this.rpc.limitWaitedMs.paceMs),
+      },
       rpcCalls: Object.fromEntries(this.rpc.calls),
       unpublished: Object.fromEntries(this.follower.unpublished),
       lastError: this.lastError,

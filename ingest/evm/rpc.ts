@@ -50,6 +50,8 @@ export interface EvmRpc {
   readonly calls: ReadonlyMap<string, number>;
   /** HTTP requests sent (each attempt; a batch is one). */
   readonly requests: number;
+  /** Milliseconds requests waited for the chain's limits, summed: for a slot, for the pace. */
+  readonly limitWaitedMs: { readonly slotMs: number; readonly paceMs: number };
 }
 
 /** The ingester's RPC over `opts.urls`. */
@@ -64,6 +66,7 @@ export function createEvmRpc(opts: RpcOptions): EvmRpc {
     get requests() {
       return transport.requests;
     },
+    limitWaitedMs: transport.limitWaitedMs,
     call: <T>(method: string, params: unknown[]) => request({ method, params } as never) as Promise<T>,
     batch: <T>(calls: RpcCall[]) => transport.batch<T>(calls),
   };

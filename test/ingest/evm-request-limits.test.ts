@@ -8,7 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmTransport } from '../../core/evm-transport.ts';
+import { parseConfig } from '../../core/config.ts';
+import { chainTransport, evmTransport } from '../../core/evm-transport.ts';
 import { registry } from '../../core/metrics.ts';
 import { startSparseChain } from '../../devnet/sparse-chain.ts';
 
@@ -41,7 +42,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((r) => server.close(r)));
 
-const transport = (o: { maxConcurrentRequests?: number; maxRequestsPerSecond?: number; chain?: string }) =>
+const transport = (o: {
+  maxConcurrentRequests?: number;
+  maxRequestsPerSecond?: number | 'auto';
+  chain?: string;
+}) =>
   evmTransport({ urls: [url], timeoutMs: 5_000, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 1, ...o })({});
 
 describe('per-chain request limits', () => {
@@ -62,6 +67,58 @@ describe('per-chain request limits', () => {
     await Promise.all(Array.from({ length: 11 }, () => t.request({ method: 'eth_blockNumber' })));
     // 11 requests 50 ms apart: the last starts at least 500 ms after the first.
     expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(480);
+  });
+
+  it("maxRequestsPerSecond 'auto': no pace for a node on loopback, the public floor for any other host", async () => {
+    arrivals.length = 0;
+    const local = transport({ maxRequestsPerSecond: 'auto', maxConcurrentRequests: 100 });
+    await Promise.all(Array.from({ length: 100 }, () => local.request({ method: 'eth_blockNumber' })));
+    // At 25 a second the 100th would start 3.96 s after the first.
+    expect(arrivals.at(-1)! - arrivals[0]).toBeLessThan(3_960);
+    arrivals.length = 0;
+    // The same server under a public name (the requests are sent to it).
+    const named = evmTransport({
+      urls: ['https://rpc.example.com/'],
+      timeoutMs: 5_000,
+      maxAttempts: 1,
+      backoffMs: 1,
+      maxBackoffMs: 1,
+      maxRequestsPerSecond: 'auto',
+      maxConcurrentRequests: 100,
+      fetch: (_u, init) => fetch(url, init),
+    })({});
+    // Once connected (the first request through fetch is slower to start than the rest).
+    await named.request({ method: 'eth_blockNumber' });
+    arrivals.length = 0;
+    await Promise.all(Array.from({ length: 11 }, () => named.request({ method: 'eth_blockNumber' })));
+    // 11 requests 40 ms apart: the last starts at least 400 ms after the first.
+    expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(380);
+  });
+
+  it('by default a chain configured with only its URL is not paced on loopback, and is on a public name', async () => {
+    // The user's config: the chains' URLs and nothing else about their limits.
+    const cfg = parseConfig({
+      devnet: { enabled: false },
+      chains: [
+        { chainId: 31337, name: 'local', rpcUrls: [url] },
+        { chainId: 1, name: 'public', rpcUrls: ['https://rpc.example.com/'] },
+      ],
+      vaults: [],
+    });
+    const [local, named] = cfg.chains;
+    const burst = async (t: ReturnType<ReturnType<typeof chainTransport>>) => {
+      await Promise.all(Array.from({ length: 60 }, () => t.request({ method: 'eth_blockNumber' })));
+      return t.value!.limitWaitedMs;
+    };
+    const onLoopback = await burst(chainTransport(local, cfg.ingest)({}));
+    // Held to maxConcurrentRequests only: they waited for a slot, never for a start time.
+    expect(onLoopback.paceMs).toBe(0);
+    expect(onLoopback.slotMs).toBeGreaterThan(0);
+    // The same server under a public name (the requests are sent to it): the public pace binds.
+    const onPublic = await burst(
+      chainTransport(named, cfg.ingest, { fetch: (_u, init) => fetch(url, init) })({}),
+    );
+    expect(onPublic.paceMs).toBeGreaterThan(0);
   });
 
   it('counts the calls by method, each item of a batch, in the transport and in /metrics', async () => {
