@@ -207,7 +207,10 @@ export function errorHandler(opts: { log?: Logger } = {}): Middleware {
       }
     } catch (err) {
       const apiErr = toApiError(err);
-      if (apiErr.status >= 500) log.error({ err: errorMessage(err), path: ctx.path }, 'request failed');
+      // Not ready yet is the service's state while it catches up, not a failed request: a client
+      // polling through a backfill would otherwise flood the log.
+      if (apiErr.code === 'NOT_READY') log.debug({ path: ctx.path }, 'request answered: not ready yet');
+      else if (apiErr.status >= 500) log.error({ err: errorMessage(err), path: ctx.path }, 'request failed');
       sendError(ctx, apiErr);
     }
   };
