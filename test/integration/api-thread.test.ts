@@ -10,7 +10,7 @@
  */
 import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runRoles } from '../../cli/roles.ts';
 import { silentLogger } from '../../core/log.ts';
 import { embeddedConfig } from '../support/embedded-config.ts';
@@ -50,6 +50,12 @@ async function latenciesWhileBlocked(thread: 'worker' | 'main'): Promise<number[
     const addr = running.server?.address();
     if (!addr || typeof addr === 'string') throw new Error('the API is not listening on a port');
     const url = `http://127.0.0.1:${addr.port}/v1/vaults/details`;
+    // Until the first settle the metrics endpoints answer 503 NOT_READY (no chain is followed
+    // here, so /readyz itself stays 503): wait for the endpoint's data.
+    await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), {
+      timeout: 60_000,
+      interval: 50,
+    });
     // Computed once (the store, on the main thread), then a cache hit.
     for (let i = 0; i < 3; i++) expect((await fetch(url)).status).toBe(200);
     const client = new Worker(CLIENT, { eval: true, workerData: { url } });
