@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'BAD_INPUT',
   'TIMEOUT',
-  /** A chain's RPC cannot be reached or answers HTTP errors (core/evm-transport.ts). */
+  /** A chain's RPC cannot be reached or answers HTTP errors (rpc/evm-transport.ts). */
   'RPC_UNAVAILABLE',
   /** A chain's RPC asks to slow down (HTTP 429, JSON-RPC -32005 outside eth_getLogs). */
   'RPC_RATE_LIMITED',

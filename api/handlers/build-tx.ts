@@ -18,9 +18,9 @@ import {
   parseAbi,
 } from 'viem';
 import { errorMessage } from '../../core/errors.ts';
-import { chainTransport, type EvmRpcSettings } from '../../core/evm-transport.ts';
-import { faultSummary } from '../../core/rpc-faults.ts';
 import type { ChainConfig } from '../../core/settings/registry.ts';
+import { chainTransport, type EvmRpcSettings } from '../../rpc/evm-transport.ts';
+import { faultSummary } from '../../rpc/rpc-faults.ts';
 import { ApiError } from '../http/errors.ts';
 import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';

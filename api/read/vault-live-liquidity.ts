@@ -8,7 +8,7 @@
 import { type Address, createPublicClient, erc20Abi, type PublicClient } from 'viem';
 import type { Config } from '../../core/config.ts';
 import { VaultstreamError } from '../../core/errors.ts';
-import { chainTransport } from '../../core/evm-transport.ts';
+import { chainTransport } from '../../rpc/evm-transport.ts';
 import type { RegistryVault } from './registry.ts';
 import type { LiquidBalance, LiveLiquidityReader } from './vault-composition.ts';
 

@@ -42,7 +42,7 @@ export const chainExtrasShape = {
     .union([z.literal('auto'), z.number().min(0).max(100_000)])
     .default('auto')
     .describe(
-      "RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for every EVM client of the service; 0 = no limit. `auto`: no limit for a URL on this machine or a private network (a loopback or private address, `localhost`, a one-label name such as `http://geth:8545`, `.local`, `.internal`); any other URL starts at 25 a second, what public endpoints take, goes faster while its requests wait for the pace and it refuses none as over its rate (HTTP 429, -32005), and back down, never below 25, when it does (core/request-limiter.ts). A number is a fixed limit, e.g. a paid plan's.",
+      "RPC requests started per second at most on this chain (a JSON-RPC batch is one request), for every EVM client of the service; 0 = no limit. `auto`: no limit for a URL on this machine or a private network (a loopback or private address, `localhost`, a one-label name such as `http://geth:8545`, `.local`, `.internal`); any other URL starts at 25 a second, what public endpoints take, goes faster while its requests wait for the pace and it refuses none as over its rate (HTTP 429, -32005), and back down, never below 25, when it does (rpc/request-limiter.ts). A number is a fixed limit, e.g. a paid plan's.",
     ),
   maxConcurrentRequests: z
     .number()
@@ -91,7 +91,7 @@ export const ingestSchema = z
       .max(20)
       .default(5)
       .describe(
-        "Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails; refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as many (core/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every EVM RPC client of the service (core/evm-transport.ts): the ingester, the mint-flow tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).",
+        "Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails; refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as many (rpc/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every EVM RPC client of the service (rpc/evm-transport.ts): the ingester, the mint-flow tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).",
       ),
     backoffMs: z
       .number()

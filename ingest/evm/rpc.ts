@@ -1,14 +1,14 @@
 /**
  * The ingester's view of the chain's RPC: `call` and `batch` over the one EVM transport
- * (core/evm-transport.ts), which holds the URLs, timeouts, retries and fault
+ * (rpc/evm-transport.ts), which holds the URLs, timeouts, retries and fault
  * classification. Calls go straight to the transport's `request`, which answers the parsed
  * JSON: logs stay raw hex for the ingester's own decoder, and block headers come 100 to a
  * JSON-RPC batch (`batch`). A range the provider refuses is not retried but handed back as
  * a `RANGE_TOO_LARGE` fault for the caller to narrow.
  */
 
-import type { RpcCall } from '../../core/evm-batch.ts';
-import { type EvmTransportOptions, evmTransport } from '../../core/evm-transport.ts';
+import type { RpcCall } from '../../rpc/evm-batch.ts';
+import { type EvmTransportOptions, evmTransport } from '../../rpc/evm-transport.ts';
 import {
   type EvmFault,
   EvmRpcFault,
@@ -17,7 +17,7 @@ import {
   faultOf,
   type RangeHint,
   rangeHint,
-} from '../../core/rpc-faults.ts';
+} from '../../rpc/rpc-faults.ts';
 
 export type { FaultKind, RangeHint, RpcCall };
 export { evmFaultOf, faultOf, rangeHint };

@@ -3,7 +3,7 @@
  * HookRelayed / HookFailed / Refunded (by CCTP nonce), and in the relay transaction
  * the composer's Deposited and the share OFT's OFTSent (by guid). One scan of new
  * blocks per poll serves every tracked flow; logs are kept by transaction. The client
- * reads through the service's EVM transport (core/evm-transport.ts: every RPC URL of the
+ * reads through the service's EVM transport (rpc/evm-transport.ts: every RPC URL of the
  * chain, timeouts, retries); a range the provider refuses is halved.
  */
 import {
@@ -15,7 +15,7 @@ import {
   type Transport,
 } from 'viem';
 import { VaultstreamError } from '../../core/errors.ts';
-import { evmFaultOf } from '../../core/rpc-faults.ts';
+import { evmFaultOf } from '../../rpc/rpc-faults.ts';
 import type { PrimaryChainSource, RelayOutcome } from './sources.ts';
 
 /** topic0 of the events read. */
@@ -28,7 +28,7 @@ export const TOPICS = {
 } as const;
 
 export interface PrimaryOptions {
-  /** viem client of the primary chain (or `transport` to build one: `chainTransport` of core/evm-transport.ts). */
+  /** viem client of the primary chain (or `transport` to build one: `chainTransport` of rpc/evm-transport.ts). */
   client?: PublicClient;
   transport?: Transport;
   relayer: string;

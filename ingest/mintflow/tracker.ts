@@ -10,8 +10,8 @@
 import type { Bus } from '../../bus/types.ts';
 import type { Config } from '../../core/config.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { chainTransport } from '../../core/evm-transport.ts';
 import type { Logger } from '../../core/log.ts';
+import { chainTransport } from '../../rpc/evm-transport.ts';
 import type { EventCodec } from '../../schemas/codec.ts';
 import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { MintStepRecord } from '../../schemas/records.ts';

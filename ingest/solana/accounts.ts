@@ -8,13 +8,13 @@
  * an account, none of the parsed JSON), and it is parsed as it streams in: each account is handed
  * to `onAccount` and dropped, so no step holds the whole answer (a million accounts are hundreds
  * of megabytes; as one string they would pass V8's longest). The deadline is on progress
- * (core/evm-transport.ts `streamed`), not on the whole answer.
+ * (rpc/evm-transport.ts `streamed`), not on the whole answer.
  */
 
 import { base58 } from '@scure/base';
 import { JSONParser } from '@streamparser/json';
 import { VaultstreamError } from '../../core/errors.ts';
-import { rpcAnswerFault } from '../../core/rpc-faults.ts';
+import { rpcAnswerFault } from '../../rpc/rpc-faults.ts';
 import { nodeFault, type SolanaRpc } from './rpc.ts';
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';

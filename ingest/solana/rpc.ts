@@ -1,5 +1,5 @@
 /**
- * The Solana JSON-RPC client, over the service's one JSON-RPC transport (core/evm-transport.ts:
+ * The Solana JSON-RPC client, over the service's one JSON-RPC transport (rpc/evm-transport.ts:
  * the same as every EVM reader's): every URL tried, the one that answered last first; a deadline
  * per request; retries through core/retry.ts with HTTP Retry-After; one fault model (TIMEOUT,
  * RATE_LIMITED for HTTP 429 / -32005 "node is behind", HTTP_ERROR, NETWORK retried; RPC_ERROR, a
@@ -10,9 +10,9 @@
  */
 
 import { VaultstreamError } from '../../core/errors.ts';
-import type { RpcCall } from '../../core/evm-batch.ts';
-import { type EvmTransportValue, evmTransport, type StreamedRead } from '../../core/evm-transport.ts';
-import { type EvmFault, EvmHttpFault, evmFaultOf, rpcAnswerFault } from '../../core/rpc-faults.ts';
+import type { RpcCall } from '../../rpc/evm-batch.ts';
+import { type EvmTransportValue, evmTransport, type StreamedRead } from '../../rpc/evm-transport.ts';
+import { type EvmFault, EvmHttpFault, evmFaultOf, rpcAnswerFault } from '../../rpc/rpc-faults.ts';
 
 export interface RpcOptions {
   /** First preferred; a failed attempt moves on to the next one. */
@@ -45,7 +45,7 @@ export interface SolanaRpc {
   call<T>(method: string, params: unknown[], check?: (result: T, url: string) => void): Promise<T>;
   /** Several calls in one JSON-RPC batch, answers in call order (single calls where refused). */
   batch<T>(calls: RpcCall[]): Promise<T[]>;
-  /** One call whose answer `read` parses as it streams in (core/evm-transport.ts `streamed`). */
+  /** One call whose answer `read` parses as it streams in (rpc/evm-transport.ts `streamed`). */
   streamed<T>(method: string, params: unknown[], read: StreamedRead<T>): Promise<T>;
   /** HTTP requests sent so far (a batch is one). */
   readonly requests: number;

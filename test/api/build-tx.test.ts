@@ -84,7 +84,7 @@ beforeAll(async () => {
       {
         chainId: 98866,
         name: 'plume',
-        // A dead first URL: every call moves on to the next one (core/evm-transport.ts).
+        // A dead first URL: every call moves on to the next one (rpc/evm-transport.ts).
         rpcUrls: [deadRpc, node.rpcUrl],
         operatorRegistry: addrs.operatorRegistry,
         redeemOperator: addrs.redeemOperator,

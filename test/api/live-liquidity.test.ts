@@ -66,7 +66,7 @@ beforeAll(async () => {
     }),
   ];
   api = await startApiHarness(lines, {
-    // A dead first URL: the reader moves on to the chain's next one (core/evm-transport.ts).
+    // A dead first URL: the reader moves on to the chain's next one (rpc/evm-transport.ts).
     config: {
       chains: [
         { chainId: CHAIN, name: 'primary', rpcUrls: [`http://127.0.0.1:${await freePort()}`, node.rpcUrl] },

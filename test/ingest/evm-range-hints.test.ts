@@ -1,11 +1,11 @@
 /**
- * The range a provider's eth_getLogs refusal suggests (core/evm-transport.ts rangeHint), read
+ * The range a provider's eth_getLogs refusal suggests (rpc/evm-transport.ts rangeHint), read
  * from the providers' own wordings, and taken by the ingester's reader before any halving: over
  * HTTP against the sparse chain (devnet/sparse-chain.ts), which refuses as Alchemy does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rangeHint, rpcAnswerFault } from '../../core/rpc-faults.ts';
 import { type SparseChain, startSparseChain } from '../../devnet/sparse-chain.ts';
+import { rangeHint, rpcAnswerFault } from '../../rpc/rpc-faults.ts';
 import { sparseChainReader } from './evm-support.ts';
 
 const refusal = (message: string, code = -32602, data?: unknown) =>

@@ -1,6 +1,6 @@
 /**
  * A chain's request limits (chains[].maxConcurrentRequests, maxRequestsPerSecond) and the calls
- * counted by method, on the one EVM transport (core/evm-transport.ts), against a real HTTP
+ * counted by method, on the one EVM transport (rpc/evm-transport.ts), against a real HTTP
  * JSON-RPC server on loopback that records how many requests it holds at once and when each came;
  * and the retries of requests a provider refuses as over its budget of calls (HTTP 429), against
  * the sparse chain (devnet/sparse-chain.ts `maxCallsPerSecond`).
@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config.ts';
-import { chainTransport, evmTransport } from '../../core/evm-transport.ts';
 import { registry } from '../../core/metrics.ts';
 import { startSparseChain } from '../../devnet/sparse-chain.ts';
+import { chainTransport, evmTransport } from '../../rpc/evm-transport.ts';
 
 let server: Server;
 let url = '';

@@ -4,7 +4,7 @@
  * on the service's default retries. Logs without `blockTimestamp` make the backfill
  * read a header for every event block, in batches of 100 sent at once: far over the budget. A
  * request refused as over the rate is retried without using up its attempts
- * (core/evm-transport.ts `RATE_LIMITED_ATTEMPTS`), so no round fails: before, every round ran out
+ * (rpc/evm-transport.ts `RATE_LIMITED_ATTEMPTS`), so no round fails: before, every round ran out
  * of attempts, started over, and the backfill never passed 27,300 of its 200,000 blocks.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

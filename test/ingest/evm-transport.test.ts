@@ -1,5 +1,5 @@
 /**
- * core/evm-transport.ts against a real anvil, behind a small local JSON-RPC proxy that
+ * rpc/evm-transport.ts against a real anvil, behind a small local JSON-RPC proxy that
  * fails in chosen ways: a dead first URL, HTTP 429 with Retry-After, -32005 on eth_getLogs
  * (a range refusal, never retried) and elsewhere (a rate limit, retried), answers slower than
  * the timeout, permanent JSON-RPC errors, and a signal that ends the retries. The answers
@@ -20,9 +20,9 @@ import {
   TimeoutError,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EvmTransportOptions, evmTransport } from '../../core/evm-transport.ts';
-import { type EvmFault, evmFaultOf } from '../../core/rpc-faults.ts';
 import { freePort } from '../../devnet/anvil.ts';
+import { type EvmTransportOptions, evmTransport } from '../../rpc/evm-transport.ts';
+import { type EvmFault, evmFaultOf } from '../../rpc/rpc-faults.ts';
 import { type RpcBody, type Rule, startRpcProxy } from '../support/rpc-proxy.ts';
 import { addr, emitTransfers, useEmitterNode } from './evm-support.ts';
 

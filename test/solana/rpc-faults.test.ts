@@ -1,14 +1,14 @@
 /**
  * The Solana JSON-RPC client on the service's one RPC stack (ingest/solana/rpc.ts over
- * core/evm-transport.ts): its faults classified by the shared model, retried through
+ * rpc/evm-transport.ts): its faults classified by the shared model, retried through
  * core/retry.ts, and the URL that answered last tried first. Against a real HTTP server on
  * loopback that answers as a Solana node does, or fails on cue.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmFaultOf } from '../../core/rpc-faults.ts';
 import { createRpc, faultCode, rpcCodeOf } from '../../ingest/solana/rpc.ts';
+import { evmFaultOf } from '../../rpc/rpc-faults.ts';
 
 type Rule = {
   status?: number;

@@ -1,5 +1,5 @@
 /**
- * core/http-post.ts, the JSON-RPC transport's HTTP client, against real local servers: the body
+ * rpc/http-post.ts, the JSON-RPC transport's HTTP client, against real local servers: the body
  * and headers sent, compressed answers inflated, the status and headers read, an answer cut off
  * mid-body and an aborted request both rejected.
  */
@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { httpPost } from '../../core/http-post.ts';
+import { httpPost } from '../../rpc/http-post.ts';
 
 const servers: Server[] = [];
 afterAll(async () => {

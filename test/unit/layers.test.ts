@@ -25,6 +25,7 @@ const SKIP = new Set(['node_modules', 'dist', 'data', 'test-output']);
 
 const LAYERS: Record<string, number> = {
   core: 0,
+  rpc: 1, // the EVM and Solana JSON-RPC transport: HTTP, batching, pacing, faults
   schemas: 1,
   store: 1,
   bus: 2,

@@ -1,9 +1,9 @@
 /**
- * The request limiter's rates (core/request-limiter.ts): which URLs `auto` leaves unpaced, and the
+ * The request limiter's rates (rpc/request-limiter.ts): which URLs `auto` leaves unpaced, and the
  * pace it learns for the others, on a clock of the test's own (each request's wait advances it).
  */
 import { describe, expect, it } from 'vitest';
-import { AUTO_FLOOR, isPrivateHost, RequestLimiter } from '../../core/request-limiter.ts';
+import { AUTO_FLOOR, isPrivateHost, RequestLimiter } from '../../rpc/request-limiter.ts';
 
 describe('isPrivateHost', () => {
   it('takes loopback, private, link-local and shared addresses and local names', () => {

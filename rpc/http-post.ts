@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC transport's default HTTP client (core/evm-transport.ts): a POST over node:http or
+ * The JSON-RPC transport's default HTTP client (rpc/evm-transport.ts): a POST over node:http or
  * node:https, connections kept alive per origin, answering the few parts of `fetch`'s `Response`
  * the transport reads. The global `fetch` (undici) cost the ingester about a third of its main
  * thread on the sparse-chain benchmark (bench/sparse-backfill.ts: a request clone and body tee

@@ -3,7 +3,7 @@
  * public endpoints refuse clients that send faster or more at once, and a paid provider bills
  * by the call. `acquire` waits for a free slot and the request's start time, `release` hands the
  * slot on, `refused` says the provider refused a request as over its rate. Used by the EVM
- * transport (core/evm-transport.ts) around every HTTP request (a JSON-RPC batch is one request).
+ * transport (rpc/evm-transport.ts) around every HTTP request (a JSON-RPC batch is one request).
  *
  * The rate is a number (requests a second at most over all the chain's URLs; 0: none) or `auto`:
  * - a URL on this machine or a private network (`isPrivateHost`: a node of one's own) gets no rate
@@ -14,10 +14,10 @@
  *   halves it, never below `AUTO_FLOOR`. A learnt pace that could fall below the fixed default
  *   crawled behind a provider refusing requests at random (each refusal cut it again, where a
  *   retry alone costs one request): the floor keeps `auto` at least as fast as the fixed default,
- *   and the transport's retries (core/evm-transport.ts) take care of the refusals.
+ *   and the transport's retries (rpc/evm-transport.ts) take care of the refusals.
  */
 import { BlockList, isIP } from 'node:net';
-import { sleep } from './retry.ts';
+import { sleep } from '../core/retry.ts';
 
 /** A rate (requests a second; 0 = none) or `auto` (see the module comment). */
 export type RatePolicy = number | 'auto';

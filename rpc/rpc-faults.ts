@@ -1,11 +1,11 @@
 /**
- * The fault model of the service's JSON-RPC clients (core/evm-transport.ts, which EVM readers and
+ * The fault model of the service's JSON-RPC clients (rpc/evm-transport.ts, which EVM readers and
  * the Solana client share): the fault kinds and the project error code of each, the error types
  * (viem's, carrying the kind), the classification of a JSON-RPC error answered, and what a
  * provider's eth_getLogs refusal says would work (`rangeHint`).
  */
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode } from '../core/errors.ts';
 
 /** What went wrong with an RPC request; also the `code` of the ingester's `source_errors` events. */
 export type FaultKind =

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC batches over the EVM transport (core/evm-transport.ts `value.batch`: the ingester's
+ * JSON-RPC batches over the EVM transport (rpc/evm-transport.ts `value.batch`: the ingester's
  * block headers and day-close reads): the members a provider fails one by one (a rate limit, or
  * left out of the answer) are retried alone, with the transport's backoff and attempts; a batch
  * answered HTTP 413 (too large) is sent again in halves (halved again while refused), and later

@@ -1,6 +1,6 @@
 /**
  * The one JSON-RPC transport of the service: a viem transport (`createTransport`) over HTTP
- * (core/http-post.ts) that every EVM reader uses (the ingester, the mint-flow tracker, live
+ * (rpc/http-post.ts) that every EVM reader uses (the ingester, the mint-flow tracker, live
  * liquidity, build-tx), and the Solana client too (ingest/solana/rpc.ts). What it adds to viem's `http`/`fallback`:
  * - every URL of the chain: the one that answered last is tried first, a failed attempt moves
  *   on to the next;
@@ -13,28 +13,28 @@
  * - a refusal as over the provider's rate does not use up an attempt (`RATE_LIMITED_ATTEMPTS`);
  * - JSON-RPC batches (`value.batch`: the ingester's block headers), with the same retries, cut
  *   smaller when refused as too large, single calls where batches are refused
- *   (core/evm-batch.ts);
+ *   (rpc/evm-batch.ts);
  * - the time spent waiting on the network (`value.waitedMs`) and for the limits below
  *   (`value.limitWaitedMs`), the calls sent by method (`value.calls`, and
  *   `vaultstream_rpc_calls_total` in /metrics) and the HTTP requests (`value.requests`: a batch is
  *   one);
  * - a per-chain limit on requests per second (fixed, or `auto`: none on a private network, else
- *   learnt from the provider's refusals) and in flight (core/request-limiter.ts).
- * The fault model (kinds, error types, classification, a refusal's range hint) is core/rpc-faults.ts.
+ *   learnt from the provider's refusals) and in flight (rpc/request-limiter.ts).
+ * The fault model (kinds, error types, classification, a refusal's range hint) is rpc/rpc-faults.ts.
  * Errors are viem's types (`HttpRequestError`, `TimeoutError`, `RpcRequestError`, so viem's own
  * mapping of RPC codes and revert decoding work unchanged) carrying the fault kind and the
  * project's error code (core/errors.ts), with the underlying error as `cause`.
  */
 import { createTransport, type Transport } from 'viem';
-import { VaultstreamError } from './errors.ts';
+import { VaultstreamError } from '../core/errors.ts';
+import { rpcCalls } from '../core/metrics.ts';
+import { retry } from '../core/retry.ts';
 import { BatchRefused, batchSender, type RpcCall, single } from './evm-batch.ts';
 import { httpPost } from './http-post.ts';
-import { rpcCalls } from './metrics.ts';
 import { type RatePolicy, RequestLimiter } from './request-limiter.ts';
-import { retry } from './retry.ts';
 import { type EvmFault, EvmHttpFault, EvmTimeoutFault, evmFaultOf, rpcAnswerFault } from './rpc-faults.ts';
 
-// The fault model lives in core/rpc-faults.ts; its names are this transport's too.
+// The fault model lives in rpc/rpc-faults.ts; its names are this transport's too.
 
 export interface EvmTransportOptions {
   /** The chain's RPC URLs, first preferred. */
@@ -59,7 +59,7 @@ export interface EvmTransportOptions {
   rateLimitedAttempts?: number;
   /**
    * Requests started per second at most (0 or absent: no limit), or `auto`: none for a URL on a
-   * private network, else a pace learnt from the provider's refusals (core/request-limiter.ts);
+   * private network, else a pace learnt from the provider's refusals (rpc/request-limiter.ts);
    * a batch is one request.
    */
   maxRequestsPerSecond?: RatePolicy;
@@ -67,7 +67,7 @@ export interface EvmTransportOptions {
   maxConcurrentRequests?: number;
   /** The chain's name, labelling the calls counted in /metrics (`vaultstream_rpc_calls_total`). */
   chain?: string;
-  fetch?: typeof fetch; // instead of core/http-post.ts (tests: one that counts or alters answers)
+  fetch?: typeof fetch; // instead of rpc/http-post.ts (tests: one that counts or alters answers)
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -100,7 +100,7 @@ export interface EvmTransportValue {
   readonly limitWaitedMs: { readonly slotMs: number; readonly paceMs: number };
 }
 
-/** Parses a streamed answer (core/evm-transport.ts `value.streamed`); `url` the URL that answers. */
+/** Parses a streamed answer (rpc/evm-transport.ts `value.streamed`); `url` the URL that answers. */
 export type StreamedRead<T> = (chunks: AsyncIterable<Uint8Array>, url: string) => Promise<T>;
 
 /**
