@@ -10,6 +10,11 @@ export interface RenderTarget {
   database: string;
   /** Cluster name; empty for a single node (and for chDB). */
   cluster: string;
+  /**
+   * Further `{{name}}` values: the settle's write (views/settle/loop/write.sql) takes its table,
+   * the table's columns and its target's rows so; the migrations take none.
+   */
+  vars?: Readonly<Record<string, string>>;
 }
 
 const TABLE_RE = /CREATE TABLE IF NOT EXISTS \{\{db\}\}\.(\w+) \{\{on_cluster\}\}/g;
@@ -65,7 +70,12 @@ export function renderStatements(sql: string, target: RenderTarget): string[] {
         (_m, engine: string, args?: string) => `ENGINE = Replicated${engine}${args ?? ''}`,
       );
     }
-    r = fill(r, { db: target.database, on_cluster: onCluster, solana_chain_id: String(SOLANA_CHAIN_ID) });
+    r = fill(r, {
+      ...target.vars,
+      db: target.database,
+      on_cluster: onCluster,
+      solana_chain_id: String(SOLANA_CHAIN_ID),
+    });
     // A column added to a table (created by an earlier file) goes to its local part too, first;
     // a storage setting only to the local part (a Distributed table stores nothing).
     if (cluster && /^ALTER TABLE \S+ .*\bMODIFY SETTING\b/s.test(r)) {

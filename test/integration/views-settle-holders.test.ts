@@ -1,13 +1,13 @@
 /**
- * Issue 21: the holder tables are settled from the first changed day on (views/settle-holders.ts,
- * migration 026), not from the whole history. After each kind of change they equal the views that
- * define them over the whole history (holder_history_daily, holder_since, vault_top_holders), and
- * the change moved exactly the days it should: a transfer retracted 10 days back changes the
- * counts from that day on and not before, a chain that arrives late adds holders to an old day, a
- * retraction that removes a holder's latest crossing gives back its first holderSince (from the
- * whole history), a replay changes nothing, a vault's first rate leaves its top holders as they
- * were, and a settle cut short after the holder counts (a crash) is completed by the next one
- * after a restart.
+ * The holder tables are settled from the first changed day on
+ * (views/settle/metrics_holders_daily.sql, metrics_holder_since.sql, migration 026), not from the
+ * whole history. After each kind of change they equal the views that define them over the whole
+ * history (holder_history_daily, holder_since, vault_top_holders), and the change moved exactly
+ * the days it should: a transfer retracted 10 days back changes the counts from that day on and
+ * not before, a chain that arrives late adds holders to an old day, a retraction that removes a
+ * holder's latest crossing gives back its first holderSince (from the whole history), a replay
+ * changes nothing, a vault's first rate leaves its top holders as they were, and a settle cut
+ * short after the holder counts (a crash) is completed by the next one after a restart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { migrate } from '../../views/migrate.ts';
-import { settledTables, settleMetrics } from '../../views/settle.ts';
-import { mint, rate, registry } from '../support/settle-rows.ts';
+import { settleMetrics } from '../../views/settle.ts';
+import { expectSettledEqualsViews, mint, rate, registry } from '../support/settle-rows.ts';
 
 const DAY = 86_400;
 const dir = mkdtempSync(join(tmpdir(), 'vs-settle-holders-'));
@@ -40,13 +40,7 @@ const retraction = (row: ReturnType<typeof transfer>) => ({ ...row, removed: 1, 
 /** Settles, then checks every holder table against its view. */
 async function settleAndCompare(): Promise<void> {
   await settleMetrics(store);
-  for (const t of settledTables(db).filter((x) => HOLDER_TABLES.includes(x.table))) {
-    const cols = t.columns.map((c) => `toString(${c})`).join(', ');
-    const q = (from: string) => `SELECT arrayStringConcat([${cols}], '|') AS r FROM ${from} ORDER BY r`;
-    const fromViews = (await store.query<{ r: string }>(q(`(${t.select})`))).map((x) => x.r);
-    const fromTable = (await store.query<{ r: string }>(q(`${db}.${t.table} FINAL`))).map((x) => x.r);
-    expect(fromTable, t.table).toEqual(fromViews);
-  }
+  await expectSettledEqualsViews(store, HOLDER_TABLES);
 }
 
 /** Stored holder count at the end of each day (day -> end) of sa on `chain`. */

@@ -1,6 +1,6 @@
 /**
- * Issue 21 items 1-2: the metrics tables (migration 018) that views/settle.ts writes equal the
- * views that define them (settledTables: every vault and day recomputed from scratch), after a
+ * The metrics tables that views/settle.ts writes equal the views that define them
+ * (test/support/settle-rows.ts settledTables: every vault and day recomputed from scratch), after a
  * first settle and after each kind of change a settle must follow: a retracted rate of an old
  * day, a chain that arrives late with 20 days of history, a backfill of rates before the first
  * day, a snapshot and a transfer in the past, a change of the primary chain, and a restart on
@@ -15,8 +15,16 @@ import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
 import { migrate } from '../../views/migrate.ts';
 import { writeServiceSettings } from '../../views/settings.ts';
-import { settledTables, settleMetrics } from '../../views/settle.ts';
-import { ev, mint, rate, registry, snapshot, USDC } from '../support/settle-rows.ts';
+import { settleMetrics } from '../../views/settle.ts';
+import {
+  ev,
+  expectSettledEqualsViews as expectTablesEqualViews,
+  mint,
+  rate,
+  registry,
+  snapshot,
+  USDC,
+} from '../support/settle-rows.ts';
 
 const DAY = 86_400;
 const dir = mkdtempSync(join(tmpdir(), 'vs-settle-'));
@@ -27,19 +35,10 @@ const TODAY = Math.floor(Date.now() / 1000 / DAY) * DAY;
 const START = TODAY - 60 * DAY;
 const VAULTS = ['sa', 'sb'];
 
-/** Every settled table equals its views; returns the tables' rows (to see that a change moved them). */
+/** Settles; every settled table equals its views. Returns the tables' rows (to see that a change moved them). */
 async function expectSettledEqualsViews(): Promise<string> {
   await settleMetrics(store);
-  let all = '';
-  for (const t of settledTables(db)) {
-    const cols = t.columns.map((c) => `toString(${c})`).join(', ');
-    const q = (from: string) => `SELECT arrayStringConcat([${cols}], '|') AS r FROM ${from} ORDER BY r`;
-    const fromViews = (await store.query<{ r: string }>(q(`(${t.select})`))).map((x) => x.r);
-    const fromTable = (await store.query<{ r: string }>(q(`${db}.${t.table} FINAL`))).map((x) => x.r);
-    expect(fromTable, t.table).toEqual(fromViews);
-    all += fromTable.join('\n');
-  }
-  return all;
+  return expectTablesEqualViews(store);
 }
 
 beforeAll(async () => {

@@ -2,7 +2,8 @@
 -- balance ever went positive: the block time at which its running balance (its transfers in
 -- block order, the sender's side before the receiver's in a transfer to itself) last went from
 -- <= 0 to > 0. views/settle.ts stores it in metrics_holder_since for the holders whose transfers
--- changed (views/settle-holders.ts: from their balance on the day before the first change on).
+-- changed (views/settle/metrics_holder_since.sql: from their balance on the day before the first
+-- change on).
 CREATE OR REPLACE VIEW {{db}}.holder_since {{on_cluster}} (
   vault String COMMENT 'Vault slug',
   chain_id UInt32 COMMENT 'Chain id; 101 for Solana',
