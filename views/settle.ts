@@ -204,12 +204,10 @@ export const BACKFILL_SETTLE_MS = 30_000;
  * Runs `settleMetrics` in a loop, `intervalMs` apart, one at a time; `version` counts the settles
  * that wrote rows (part of the API's data version, so an answer cached before a settle is not
  * served after it). While `backfilling()` (an ingester of this process backfilling, or starting
- * to), the loop settles at most every `BACKFILL_SETTLE_MS`: a settle during a backfill takes 0.4-2 s
- * of the engine's threads and recomputes days the backfill's next ranges change again, and it
- * competed for the cores with the ingester: on the sparse-chain bench (bench/sparse-backfill.ts) a
- * settle ran during the ~0.3-0.7 s ingest in six runs of six (the one at start-up, or the next),
- * and the CLI's CPU over the ingest was 470-680 ms against 340-430 ms with the loop held. Once the
- * ingesters are live the loop settles at its interval again.
+ * to), the loop settles at most every `BACKFILL_SETTLE_MS`: a settle during a backfill takes the
+ * engine's threads, recomputes days the backfill's next ranges change again, and competes for the
+ * cores with the ingester (bench/sparse-backfill.ts shows it). Once the ingesters are live the loop
+ * settles at its interval again.
  */
 export class Settler {
   version = 0;

@@ -23,7 +23,7 @@ export interface VaultFlows {
 
 /**
  * volume24h per vault of {slugs} (rows of kind 'volume', `a` the USD e18): USD value of the volume
- * activity (VOLUME_KINDS of views/settle-targets.ts) in ({from}, {now}]: per asset decimals, the
+ * activity (the kinds views/settle/metrics_volume.sql counts) in ({from}, {now}]: per asset decimals, the
  * summed assets at the base asset's USD price (one truncation each), from `metrics_volume` (the
  * assets per second, settled from `transactions`) and the vault's configured price, given as
  * {prices} (exact decimal strings, in the order of {slugs}): a parameter costs the statement less
