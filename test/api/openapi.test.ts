@@ -49,12 +49,15 @@ describe('OpenAPI document', () => {
       Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
     );
     expect(ops.sort()).toEqual([...SPEC_PATHS].sort());
+    const resolve = (p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p);
     for (const e of ENDPOINTS) {
       const op = doc.paths[e.path][e.method.toLowerCase()];
-      const declared = op.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+      const declared = op.parameters.map((p: any) => `${resolve(p).in}:${resolve(p).name}`).sort();
       const pathParams = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => `path:${m[1]}`);
       const queryParams = Object.keys(objectOf(e.query)?.shape ?? {}).map((n) => `query:${n}`);
-      expect(declared).toEqual([...pathParams, ...queryParams].sort());
+      // Every GET also takes `meta` (api/http/provenance.ts).
+      const meta = e.method === 'GET' ? ['query:meta'] : [];
+      expect(declared).toEqual([...pathParams, ...queryParams, ...meta].sort());
       for (const p of op.parameters.filter((x: any) => x.in === 'path')) expect(p.required).toBe(true);
       expect(op.responses['200'].content['application/json'].schema.$ref).toMatch(
         /^#\/components\/schemas\/\w+Response$/,
