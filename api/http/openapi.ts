@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints.ts';
 import { API_ERROR_STATUS, type ApiErrorCode } from './errors.ts';
+import { eventsPathItem } from './events-doc.ts';
 import { objectOf } from './params.ts';
 import { metaParam } from './provenance.ts';
 import { components } from './resources.ts';
@@ -151,9 +152,10 @@ const UNITS = [
   'Errors beyond those listed per operation: 405 `METHOD_NOT_ALLOWED` (with `Allow`), 406 `NOT_ACCEPTABLE` (no acceptable `Accept-Encoding`), 415 `UNSUPPORTED_MEDIA_TYPE` (unknown `Content-Encoding`), 429 `RATE_LIMITED`, 501 `NOT_IMPLEMENTED` (unknown method on an unknown path); before routing, 414 `URI_TOO_LONG` (URL over 8 KiB), 431 `HEADERS_TOO_LARGE` (headers over 16 KiB), 400 `BAD_REQUEST` (malformed HTTP), 408 `REQUEST_TIMEOUT`.',
   '`live` is deprecated everywhere: `status` wins; `live=true` = active, `live=false` = every status but active.',
   'Every answer of stored data says what it stands on: `X-Data-Watermark` (the oldest chain watermark behind it), `X-Data-Blocks` (per chain, the newest block whose events it holds) and, with `?meta=1`, `meta: { watermark, blocks, settledThrough }` beside `data` (the shapes stay as specified without it).',
+  'GET /events streams each new data version and activity row as server-sent events: no polling needed.',
 ].join(' ');
 
-/** Builds the OpenAPI 3.1 document of the sixteen `/v1` endpoints. */
+/** Builds the OpenAPI 3.1 document of the sixteen `/v1` endpoints and the event stream. */
 export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
   const { schemas } = z.toJSONSchema(components, {
     ...JSON_SCHEMA_OPTS,
@@ -167,6 +169,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
   }
   const paths: Record<string, Json> = {};
   for (const e of ENDPOINTS) paths[e.path] = { ...paths[e.path], [e.method.toLowerCase()]: operation(e) };
+  paths['/events'] = eventsPathItem((name, schema) => parameter(name, schema, 'query'));
   const responses = Object.fromEntries(
     Object.values(ERROR_RESPONSES).map((r) => [
       r.name,
@@ -180,7 +183,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     openapi: '3.1.0',
     info: { title: opts.title ?? 'vaultstream', version: opts.version ?? '1.0.0', description: UNITS },
     servers: [{ url: opts.serverUrl ?? '/v1' }],
-    tags: [...new Set(ENDPOINTS.map((e) => e.tag))].map((name) => ({ name })),
+    tags: [...new Set([...ENDPOINTS.map((e) => e.tag), 'events'])].map((name) => ({ name })),
     paths,
     components: { schemas, responses, parameters: { Meta: META_PARAMETER } },
   };
