@@ -221,6 +221,29 @@ suite(SUITE, () => {
     await page.close();
   }, 120_000);
 
+  it('/docs is the interactive reference: "try it" on GET /vaults answers from this service', async () => {
+    const { page, problems, requests } = await openPage();
+    await page.goto(`${svc.api}/docs`);
+    // Swagger UI names an operation's block operations-<tag>-<operationId>.
+    const op = page.locator('#operations-vaults-listVaults');
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    await op.locator('button.execute').click();
+    const status = op.locator('.live-responses-table .response .response-col_status').first();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toMatch(/^\s*200/);
+    const shown = JSON.parse(
+      (await op.locator('.live-responses-table .microlight').first().textContent()) ?? '',
+    );
+    const api = await getJson(svc, '/v1/vaults');
+    expect(shown.data.map((v: any) => v.slug).sort()).toEqual(api.data.map((v: any) => v.slug).sort());
+    // The page and its assets, the document and the request tried: all from this service.
+    expect(requests.some((u) => u.endsWith('/v1/openapi.json'))).toBe(true);
+    expect(requests.some((u) => new URL(u).pathname === '/v1/vaults')).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'docs-try-it.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('/status is a page with progress bars and units for a browser, JSON for JSON clients', async () => {
     const { page, problems } = await openPage();
     const res = await page.goto(`${svc.api}/status`);
