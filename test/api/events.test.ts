@@ -5,6 +5,7 @@
  * parses the stream by the specification (test/support/sse.ts); the watermarks they carry are the
  * store's own (`chain_watermarks`, read here by SQL).
  */
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeLog, type Changes } from '../../api/events/changes.ts';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.ts';
@@ -16,12 +17,22 @@ let emit: (version: string, changes: Changes | null) => void = () => {};
 const log = new ChangeLog();
 const open: SseClient[] = [];
 
-const MAX_CLIENTS = 12;
+const MAX_CLIENTS = 24;
+const BUFFER_BYTES = 65_536;
 
 beforeAll(async () => {
   api = await startApiHarness(vaultScenarioLines(), {
     clock: () => NOW * 1000,
-    config: { api: { events: { maxClients: MAX_CLIENTS, heartbeatSeconds: 1, retryMs: 1500 } } },
+    config: {
+      api: {
+        events: {
+          maxClients: MAX_CLIENTS,
+          heartbeatSeconds: 1,
+          retryMs: 1500,
+          clientBufferBytes: BUFFER_BYTES,
+        },
+      },
+    },
     dataVersion: () => () => log.version(),
     versions: (listener) => {
       emit = listener;
@@ -148,6 +159,53 @@ describe('GET /v1/events', () => {
     await expect
       .poll(() => c.comments.filter((x) => x === 'heartbeat').length, { timeout: 10_000, interval: 100 })
       .toBeGreaterThan(0);
+  });
+
+  it('drops the clients that do not read, and the one that reads gets every version', async () => {
+    const metric = async (name: string) =>
+      Number(
+        ((await (await fetch(`${api.url}/metrics`)).text()).match(new RegExp(`^${name} (\\d+)`, 'm')) ??
+          [])[1] ?? 0,
+      );
+    const droppedBefore = await metric('vaultstream_events_dropped_total');
+    const reader = await stream();
+    // Ten clients that send the request and never read a byte of the answer.
+    const port = Number(new URL(api.url).port);
+    const silent: Socket[] = await Promise.all(
+      Array.from(
+        { length: 10 },
+        () =>
+          new Promise<Socket>((ok, fail) => {
+            const s = connect(port, '127.0.0.1', () => {
+              s.write('GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+              ok(s);
+            });
+            s.pause();
+            s.on('error', () => {});
+            s.once('error', fail);
+          }),
+      ),
+    );
+    try {
+      await expect
+        .poll(() => metric('vaultstream_events_clients'), { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(12);
+      // Versions that each change many vaults (about 130 KB an event), until the sockets'
+      // buffers are full and the silent clients' unread events pass api.events.clientBufferBytes.
+      const many = Array.from({ length: 2000 }, (_, i) => `vault-${String(i).padStart(54, '0')}`);
+      const sent: string[] = [];
+      for (let i = 0; i < 200 && (await metric('vaultstream_events_dropped_total')) - droppedBefore < 10; i++)
+        sent.push(await land('transfers', many));
+      expect((await metric('vaultstream_events_dropped_total')) - droppedBefore).toBe(10);
+      // The reader was held by none of them: it has every version, and is still served.
+      await reader.next(isVersion(sent[sent.length - 1]));
+      expect(reader.events.filter((e) => e.event === 'version').map((e) => e.id)).toEqual(sent);
+      expect(reader.ended).toBe(false);
+      const after = await land('rates', ['alpha']);
+      await reader.next(isVersion(after));
+    } finally {
+      for (const s of silent) s.destroy();
+    }
   });
 
   it('refuses bad parameters and streams past api.events.maxClients, with the error contract', async () => {
