@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, endpoint } from '../../api/http/endpoints.ts';
-import { objectOf } from '../../api/http/params.ts';
+import { eventsQuery, objectOf } from '../../api/http/params.ts';
 import { responseBodies } from '../../api/http/responses.ts';
 import { getJson, startTestApp, type TestApp } from './app.ts';
 
@@ -104,6 +104,20 @@ describe('OpenAPI document', () => {
     expect(body.required.sort()).toEqual(['chainId', 'enabled', 'user']);
     expect(body.properties.chainId.enum).toEqual([98866, 1, 8453, 56, 9745, 43114]);
     expect(body.properties.skipSimulation.default).toBe(false);
+  });
+
+  it('documents GET /events: its query, the three events, curl -N and EventSource examples', () => {
+    const op = doc.paths['/events'].get;
+    const params = op.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+    expect(params).toEqual(
+      ['header:Last-Event-ID', ...Object.keys(eventsQuery.shape).map((n) => `query:${n}`)].sort(),
+    );
+    expect(op.responses['200'].content['text/event-stream'].example).toMatch(/^retry: \d+\n/);
+    expect(op.description).toMatch(/curl -N '?http:\/\/[^ ]+\/v1\/events/);
+    expect(op.description).toContain("new EventSource('/v1/events");
+    for (const name of ['VersionEvent', 'ActivityEvent', 'ResetEvent'])
+      expect(doc.components.schemas[name], name).toBeDefined();
+    expect(op.responses['503'].description).toContain('TOO_MANY_STREAMS');
   });
 
   it('resolves every $ref', () => {
