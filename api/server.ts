@@ -18,6 +18,9 @@ import type { Store } from '../store/client.ts';
 import { mountDashboard, prefersHtml } from './dashboard/index.ts';
 import type { StatusBody } from './dashboard/status-html.ts';
 import { statusPage } from './dashboard/status-html.ts';
+import { type Changes, followVersions } from './events/changes.ts';
+import { EventHub } from './events/hub.ts';
+import { mountEvents } from './events/route.ts';
 import { tokenHolderSnapshotsOf } from './handlers/holders.ts';
 import { HANDLERS } from './handlers/index.ts';
 import type { HandlerDeps } from './handlers/types.ts';
@@ -55,9 +58,11 @@ export interface AppParts<D> {
   fast?: boolean;
   /** The `/metrics` text (default: this thread's registry; the API's own thread adds the main thread's). */
   metrics?: () => Promise<string>;
+  /** The event stream served at `/v1/events` (api/events/hub.ts); none: not served. */
+  events?: EventHub;
 }
 
-/** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, every endpoint, then `extraRoutes`. */
+/** Builds the app: pipeline, docs, `/livez`, `/readyz`, `/metrics`, every endpoint, `/v1/events`, then `extraRoutes`. */
 export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
   const app = new Koa();
   const router = new Router();
@@ -95,6 +100,7 @@ export function assembleApp<D>(parts: AppParts<D>): { app: Koa; kit: HttpKit } {
     ctx.type = registry.contentType;
     ctx.body = await (parts.metrics ?? (() => registry.metrics()))();
   });
+  if (parts.events) mountEvents(router, parts.events, parts.api);
   parts.extraRoutes?.(router, kit);
   app.use(router.routes()).use(router.allowedMethods());
   if (parts.fast !== false) kit.fast.install(app); // cached answers replayed before Koa (api/http/fast.ts)
@@ -127,6 +133,11 @@ export interface ApiDeps {
   metrics?: () => Promise<string>;
   /** Where the API's snapshots report to readiness (api/snapshot-readiness.ts). */
   snapshots?: SnapshotLink;
+  /**
+   * Tells `listener` of each new data version and what it changed (api/events/changes.ts), for the
+   * event stream; returns the stop. Default: `dataVersion` looked at every 20 ms, changes unknown.
+   */
+  versions?: (listener: (version: string, changes: Changes | null) => void) => () => void;
 }
 
 /** `/status`'s body: the pipeline's state and the ingesters' progress. */
@@ -138,6 +149,8 @@ export async function statusBody(
 
 /** What an app holds beyond its requests (the token-holders snapshots), let go by `closeServer`. */
 const closers = new WeakMap<Koa, () => Promise<void>>();
+/** What never ends by itself and must before the server can close (the event streams). */
+const enders = new WeakMap<Koa, () => void>();
 /** The app each server listening through `listen` serves. */
 const appOf = new WeakMap<Server, Koa>();
 
@@ -145,6 +158,17 @@ const appOf = new WeakMap<Server, Koa>();
 export function createApp(deps: ApiDeps): Koa {
   const log = deps.log ?? silentLogger;
   let close = async () => {};
+  const events = deps.config.api.events.enabled
+    ? new EventHub(deps.store, {
+        settings: deps.config.api.events,
+        version: String(deps.dataVersion()),
+        clock: deps.clock,
+        log,
+      })
+    : undefined;
+  const stopFollowing = events
+    ? (deps.versions ?? ((l) => followVersions(deps.dataVersion, undefined, l)))((v, c) => events.push(v, c))
+    : () => {};
   const app = assembleApp<HandlerDeps>({
     api: deps.config.api,
     dataVersion: deps.dataVersion,
@@ -153,6 +177,7 @@ export function createApp(deps: ApiDeps): Koa {
     readiness: deps.readiness,
     ready: deps.ready,
     metrics: deps.metrics,
+    events,
     handlers: HANDLERS,
     handlerDeps: (kit) => {
       const handlerDeps: HandlerDeps = {
@@ -186,6 +211,10 @@ export function createApp(deps: ApiDeps): Koa {
     },
   }).app;
   closers.set(app, () => close());
+  enders.set(app, () => {
+    stopFollowing();
+    events?.close();
+  });
   return app;
 }
 
@@ -207,11 +236,12 @@ export function listen(app: Koa, host: string, port: number): Promise<Server> {
 }
 
 /**
- * Stops serving (the requests in flight finish), then lets go of what the app holds: a
- * snapshot being built finishes before the store closes, and its files are removed.
+ * Stops serving (the event streams end, the requests in flight finish), then lets go of what the
+ * app holds: a snapshot being built finishes before the store closes, and its files are removed.
  */
 export async function closeServer(server: Server): Promise<void> {
-  await new Promise<void>((r) => server.close(() => r()));
   const app = appOf.get(server);
+  if (app) enders.get(app)?.();
+  await new Promise<void>((r) => server.close(() => r()));
   if (app) await closers.get(app)?.();
 }

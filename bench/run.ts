@@ -37,6 +37,7 @@ const SCRIPTS: Script[] = [
   { name: 'token-holders', file: 'token-holders.ts' },
   { name: 'startup', file: 'startup.ts' },
   { name: 'live', file: 'live.ts' },
+  { name: 'events', file: 'events.ts' },
   { name: 'devnet-disk', file: 'devnet-disk.ts' },
   { name: 'anvil-memory', file: 'anvil-memory.ts' },
   { name: 'pipeline-embedded', file: 'pipeline-main.ts', args: ['--bus', 'embedded'] },

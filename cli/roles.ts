@@ -6,6 +6,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import type { ChangeLog } from '../api/events/changes.ts';
 import type { ChainPhase, ReadinessCondition } from '../api/readiness.ts';
 import type { Config } from '../core/config.ts';
 import { VaultstreamError } from '../core/errors.ts';
@@ -157,10 +158,19 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       mintFlows: tracker.open().length,
     });
   }
+  // What each data version changed, for the API's event stream (api/events/changes.ts): told by
+  // the consumers and the settle of this process, whose counters make the data version.
+  let changeLog: ChangeLog | undefined;
   if (store && roles.includes('streams')) {
     const { StreamProcessor } = await import('../streams/processor.ts');
     const processor = new StreamProcessor({ bus, store, codec, config: cfg, log });
     running.processor = processor;
+    if (roles.includes('api')) {
+      const { ChangeLog } = await import('../api/events/changes.ts');
+      const told = new ChangeLog();
+      processor.on('landed', (b) => told.landed(b));
+      changeLog = told;
+    }
     await processor.start();
     const { Settler } = await import('../views/settle.ts');
     const chains = evmProgress;
@@ -184,6 +194,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         ? () => chains().some((c) => c.phase === 'starting' || c.phase === 'backfill')
         : () => catchingUp,
       drained: () => processor.drained(),
+      onSettled: (r, version) => changeLog?.settled(version, r.settled.keys()),
     });
     running.settler.start();
   }
@@ -212,24 +223,24 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       { Readiness },
       { pacedVersion },
       { SnapshotReadiness },
+      { followVersions },
     ] = await Promise.all([
       import('../api/server.ts'),
       import('../api/readiness.ts'),
       import('../api/data-version.ts'),
       import('../api/snapshot-readiness.ts'),
+      import('../api/events/changes.ts'),
     ]);
     // The API's snapshots (token holders) hold the data the process is ready with (api/snapshot-readiness.ts).
     const snapshots = new SnapshotReadiness();
     readinessConditions.push(...snapshots.conditions);
-    const processor = running.processor;
     const settler = running.settler;
     // In one process the consumers bump the version as batches land, and a settle of the metrics
-    // tables is a new version too; a lone API role reads the stored data version. Either moves on
-    // at most once per api.cache.versionIntervalMs (api/data-version.ts).
-    const dataVersion = processor
-      ? pacedVersion(() => `${processor.dataVersion}.${settler?.version ?? 0}`, {
-          intervalMs: cfg.api.cache.versionIntervalMs,
-        })
+    // tables is a new version too (the change log counts both); a lone API role reads the stored
+    // data version. Either moves on at most once per api.cache.versionIntervalMs (api/data-version.ts).
+    const changes = changeLog;
+    const dataVersion = changes
+      ? pacedVersion(() => changes.version(), { intervalMs: cfg.api.cache.versionIntervalMs })
       : await storedVersion(store, cfg.api.cache.versionIntervalMs, log);
     const checked = new Readiness({
       store,
@@ -254,6 +265,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         store,
         log,
         dataVersion,
+        changes,
         readiness,
         snapshots,
         mintFlow,
@@ -271,6 +283,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
         store,
         config: cfg,
         dataVersion,
+        versions: (listener) => followVersions(dataVersion, changes, listener),
         log,
         readiness,
         snapshots,

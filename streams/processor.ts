@@ -76,6 +76,19 @@ export function consumedTopics(topicPrefix: string): string[] {
   return [...DATA_FAMILIES, 'dlq' as const].map((f) => topicName(topicPrefix, f));
 }
 
+/**
+ * What the 'landed' event tells of each batch stored: its family, rows stored (after the state
+ * lookup), the data version it made, and the partition keys of its records (the vault slug, chain
+ * id or Solana signature: docs/architecture.md#events-and-partition-keys), each once; the keys are
+ * gathered only while something listens.
+ */
+export interface Landed {
+  family: FamilyName;
+  rows: number;
+  dataVersion: number;
+  keys: string[];
+}
+
 export class StreamProcessor extends EventEmitter {
   private sub: Subscription | undefined;
   private readonly log: Logger;
@@ -266,6 +279,7 @@ export class StreamProcessor extends EventEmitter {
     }
     timer();
     this.dataVersion++;
-    this.emit('landed', { family, rows, dataVersion: this.dataVersion });
+    const keys = this.listenerCount('landed') ? [...new Set(messages.map((m) => m.key))] : [];
+    this.emit('landed', { family, rows, dataVersion: this.dataVersion, keys } satisfies Landed);
   }
 }

@@ -235,6 +235,8 @@ export class Settler {
       drained?: () => Promise<void>;
       /** Tests: instead of `BACKFILL_SETTLE_MS`. */
       backfillIntervalMs?: number;
+      /** Called after each settle that wrote rows, with `version` already counting it (the API's event stream). */
+      onSettled?: (result: SettleResult, version: number) => void;
     },
   ) {}
 
@@ -250,6 +252,7 @@ export class Settler {
           { vaults: r.settled.size, ms: Math.round(performance.now() - t0), tables: r.ms },
           'metrics settled',
         );
+        this.opts.onSettled?.(r, this.version);
       }
       return r;
     })().finally(() => {

@@ -1,8 +1,8 @@
 /**
  * Handlers of the activity endpoints: GET /vaults/recent-transactions,
  * GET /vaults/{slug}/failed-redemptions and GET /vaults/{slug}/roles-assignments,
- * cached per data version through `kit.respond` with the oldest chain watermark
- * behind the answer. Time-relative defaults come from the injected clock.
+ * cached per data version through `kit.respond` with the provenance of the answer (the oldest
+ * chain watermark and the blocks behind it). Time-relative defaults come from the injected clock.
  */
 import {
   makeFailedRedemptionsQuery,
@@ -15,7 +15,7 @@ import {
 import { failedRedemptions } from '../read/activity-failed-redemptions.ts';
 import { roleAssignments } from '../read/activity-roles.ts';
 import { recentTransactions } from '../read/activity-transactions.ts';
-import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
+import { chainsProvenance, vaultsProvenance } from '../read/activity-watermark.ts';
 import { vaultBySlug } from '../read/registry.ts';
 import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
 import type { HandlerMap } from './types.ts';
@@ -29,14 +29,14 @@ export const activityHandlers: HandlerMap = {
   'GET /vaults/recent-transactions': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(recentTransactionsQuery, ctx);
     await kit.respond(ctx, async () => {
-      const { vaults, watermark: vaultsMark } = await vaultsWatermarked(store, { statuses: q.statuses });
+      const { vaults, ...ofVaults } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await recentTransactions(store, vaults, {
         limit: q.limit,
         chainId: q.chainId,
         now: nowSeconds(clock),
       });
-      const watermark = q.chainId === undefined ? vaultsMark : await oldestWatermark(store, [q.chainId]);
-      return { body: { data }, watermark };
+      const provenance = q.chainId === undefined ? ofVaults : await chainsProvenance(store, [q.chainId]);
+      return { body: { data }, ...provenance };
     });
   },
 
@@ -50,7 +50,7 @@ export const activityHandlers: HandlerMap = {
       const rows = await failedRedemptions(store, vault, { ...q, now: nowSeconds(clock) });
       return {
         body: { data: { vaultAddress: vault.vaultAddress, failedRedemptions: rows } },
-        watermark: await vaultsWatermark(store, [vault]),
+        ...(await vaultsProvenance(store, [vault])),
       };
     });
   },
@@ -71,7 +71,7 @@ export const activityHandlers: HandlerMap = {
               pageInfo: { endCursor: null, hasNextPage: false },
             },
           },
-          watermark: await vaultsWatermark(store, [vault]),
+          ...(await vaultsProvenance(store, [vault])),
         };
       },
       // The legacy limit/cursor change nothing: every variant shares one entry.

@@ -6,7 +6,7 @@
 import { VAULT_STATUSES } from '../../core/settings/registry.ts';
 import { validationError } from '../http/errors.ts';
 import { makeFeesQuery, parseQuery } from '../http/params.ts';
-import { vaultsWatermark } from '../read/activity-watermark.ts';
+import { vaultsProvenance } from '../read/activity-watermark.ts';
 import { dailyFees } from '../read/fees-daily.ts';
 import { vaultBySlug } from '../read/registry.ts';
 import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
@@ -30,15 +30,15 @@ export const feesHandlers: HandlerMap = {
       const slugs = q.slug ? [...new Set(q.slug)] : undefined;
       // Every vault, or one: the vaults and the watermark from their heads in one read
       // (api/read/vaults-watermarked.ts); several slugs: each from the registry.
-      const { vaults, watermark } =
+      const { vaults, watermark, blocks } =
         slugs === undefined || slugs.length === 1
           ? await vaultsWatermarked(store, slugs ? { slug: slugs[0] } : { statuses: VAULT_STATUSES })
           : await (async () => {
               const vaults = await Promise.all(slugs.map((s) => vaultBySlug(store, s)));
-              return { vaults, watermark: await vaultsWatermark(store, vaults) };
+              return { vaults, ...(await vaultsProvenance(store, vaults)) };
             })();
       const data = await dailyFees(store, vaults, q);
-      return { body: { data }, watermark };
+      return { body: { data }, watermark, blocks };
     });
   },
 };

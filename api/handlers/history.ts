@@ -33,12 +33,13 @@ export const historyHandlers: HandlerMap = {
     const q = parseQuery(performanceHistoryQuery, ctx);
     await deps.kit.respond(ctx, async () => {
       const days = { ...rangeOf(q), assets: q.includeCompositeAssets };
-      const { contexts, watermark } =
+      const { contexts, watermark, blocks } =
         (await loadHeadRangeContexts(deps.store, { slug }, deps.clock(), days)) ??
         (await loadContexts(deps.store, [await vaultBySlug(deps.store, slug)], deps.clock(), days));
       const history = performanceHistoryOf(contexts[0], q);
-      if (q.format === 'csv') return csvResult(performanceCsv(history, q.includeCompositeAssets), watermark);
-      return { body: { data: history }, watermark };
+      if (q.format === 'csv')
+        return { ...csvResult(performanceCsv(history, q.includeCompositeAssets), watermark), blocks };
+      return { body: { data: history }, watermark, blocks };
     });
   },
 
@@ -75,13 +76,13 @@ export const historyHandlers: HandlerMap = {
             alongside: undefined,
           };
         })());
-      const { contexts, watermark } = loaded;
+      const { contexts, watermark, blocks } = loaded;
       const errors = loaded.alongside ?? (await errorsOf(loaded.vaults));
       const data = contexts.map((c) => {
         const e = errors.get(c.vault.slug);
         return apyHistoryOf(c, q, e?.errors ?? [], e?.total ?? 0);
       });
-      return { body: { data }, watermark };
+      return { body: { data }, watermark, blocks };
     });
   },
 };

@@ -16,7 +16,8 @@ import {
   vaultsHoldersHistoryQuery,
   vaultsHoldersQuery,
 } from '../http/params.ts';
-import { oldestWatermark, vaultsWatermark } from '../read/activity-watermark.ts';
+import { answerMeta, type Provenance, setProvenance, streamWithMeta, wantsMeta } from '../http/provenance.ts';
+import { chainsProvenance, vaultsProvenance } from '../read/activity-watermark.ts';
 import { holderHistory } from '../read/holders-history.ts';
 import { snapshotTokenHolders, type TokenHolderSnapshot } from '../read/holders-token-holders.ts';
 import { topHolders } from '../read/holders-top.ts';
@@ -25,8 +26,8 @@ import { vaultsWatermarked } from '../read/vaults-watermarked.ts';
 import { TOKEN_HOLDERS_SNAPSHOT } from '../snapshot-readiness.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
-/** A token-holders snapshot and the oldest chain watermark (unix seconds, or null) read before it. */
-export type WatermarkedSnapshot = TokenHolderSnapshot & { watermark: number | null };
+/** A token-holders snapshot and its provenance (the oldest chain watermark and the blocks), read before it. */
+export type WatermarkedSnapshot = TokenHolderSnapshot & Provenance;
 
 export type TokenHolderSnapshots = SnapshotVersions<WatermarkedSnapshot>;
 
@@ -50,10 +51,10 @@ export function tokenHolderSnapshotsOf(
       version: deps.dataVersion ?? (() => Math.floor(Date.now() / 5000)),
       build: async () => {
         const vaults = await loadRegistry(store);
-        // Read first: the snapshot holds at least the data this watermark vouches for.
-        const watermark = await vaultsWatermark(store, vaults);
+        // Read first: the snapshot holds at least the data this provenance vouches for.
+        const provenance = await vaultsProvenance(store, vaults);
         const snapshot = await snapshotTokenHolders(store, vaults, { dataDir: config.dataDir });
-        return Object.assign(snapshot, { watermark });
+        return Object.assign(snapshot, provenance);
       },
       sweep: async (inUse) => {
         await dropStaleSnapshots(store, { keep: inUse.map((x) => x.table.split('.').pop() as string) });
@@ -77,15 +78,22 @@ export const holdersHandlers: HandlerMap = {
   // docs/queries/api-token-holders.sql).
   'GET /token-holders': async (ctx, deps) => {
     parseQuery(noQuery, ctx);
+    const meta = wantsMeta(ctx);
     // A failed build answers the 500 `{ error, code }` of the error handler; then the body
     // streams from the newest complete snapshot (even while a newer one builds), or from the
     // first one as it is encoded: the bytes of one encoding, read from its file.
     const lease = await tokenHolderSnapshotsOf(deps).acquire();
-    const body = Readable.from(lease.snapshot.body(), { objectMode: false });
+    const { watermark, blocks } = lease.snapshot;
+    const chunks = meta
+      ? streamWithMeta(
+          lease.snapshot.body(),
+          answerMeta(watermark, blocks, Math.floor(lease.builtAtMs / 1000)),
+        )
+      : lease.snapshot.body();
+    const body = Readable.from(chunks, { objectMode: false });
     // Ended, failed or abandoned (even before the first read): the reader lets go.
     body.once('close', () => void lease.release());
-    const { watermark } = lease.snapshot;
-    if (watermark !== null) ctx.set('X-Data-Watermark', new Date(watermark * 1000).toISOString());
+    setProvenance(ctx, { watermark, blocks });
     ctx.set('X-Data-Version', lease.version);
     ctx.set('X-Snapshot-Age', String(Math.max(0, Math.floor((Date.now() - lease.builtAtMs) / 1000))));
     if (lease.stale) ctx.set('X-Snapshot-Stale', '1');
@@ -101,14 +109,10 @@ export const holdersHandlers: HandlerMap = {
   'GET /vaults/holders': async (ctx, { store, kit }) => {
     const q = parseQuery(vaultsHoldersQuery, ctx);
     await kit.respond(ctx, async () => {
-      const {
-        vaults,
-        watermark: vaultsMark,
-        holders,
-      } = await vaultsWatermarked(store, { statuses: q.statuses });
+      const { vaults, holders, ...ofVaults } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await topHolders(store, vaults, q.chainId, holders);
-      const watermark = q.chainId === undefined ? vaultsMark : await oldestWatermark(store, [q.chainId]);
-      return { body: { data }, watermark };
+      const provenance = q.chainId === undefined ? ofVaults : await chainsProvenance(store, [q.chainId]);
+      return { body: { data }, ...provenance };
     });
   },
 
@@ -117,12 +121,12 @@ export const holdersHandlers: HandlerMap = {
   'GET /vaults/holders-history': async (ctx, { store, kit, clock }) => {
     const q = parseQuery(vaultsHoldersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
-      const { vaults, watermark } = await vaultsWatermarked(store, { statuses: q.statuses });
+      const { vaults, watermark, blocks } = await vaultsWatermarked(store, { statuses: q.statuses });
       const data = await holderHistory(store, vaults, {
         startDate: q.startDate,
         endDate: q.endDate ?? nowSeconds(clock),
       });
-      return { body: { data }, watermark };
+      return { body: { data }, watermark, blocks };
     });
   },
 
@@ -131,12 +135,12 @@ export const holdersHandlers: HandlerMap = {
     const { slug } = parsePath(slugPath, ctx);
     const q = parseQuery(holdersHistoryQuery, ctx);
     await kit.respond(ctx, async () => {
-      const { vaults, watermark } = await vaultsWatermarked(store, { slug });
+      const { vaults, watermark, blocks } = await vaultsWatermarked(store, { slug });
       const [data] = await holderHistory(store, vaults, {
         startDate: q.startDate,
         endDate: q.endDate ?? nowSeconds(clock),
       });
-      return { body: { data }, watermark };
+      return { body: { data }, watermark, blocks };
     });
   },
 };

@@ -19,6 +19,7 @@ import {
   vaultDetailsQuery,
   vaultsQuery,
 } from '../http/params.ts';
+import { answerMeta, type Provenance, setProvenance, wantsMeta } from '../http/provenance.ts';
 import type { RegistryVault } from '../read/registry.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
@@ -60,7 +61,7 @@ async function contextsOf(
 /** What a details loader produces for a given live reader. */
 type DetailsLoad = (
   live?: LiveLiquidityReader,
-) => Promise<{ data: unknown; watermark: number | null; source: LiquiditySource }>;
+) => Promise<Provenance & { data: unknown; source: LiquiditySource }>;
 
 /** Answers a details read: cached from the snapshots, or uncached with live balances when asked and possible. */
 async function answerDetails(
@@ -71,16 +72,18 @@ async function answerDetails(
   load: DetailsLoad,
 ): Promise<void> {
   if (liveLiquidity) {
+    const meta = wantsMeta(ctx);
     const r = await load(live ?? liquidityReaderFor(deps.config));
     ctx.set('X-Liquidity-Source', r.source);
     ctx.set('Cache-Control', 'no-store');
-    if (r.watermark !== null) ctx.set('X-Data-Watermark', new Date(r.watermark * 1000).toISOString());
-    ctx.body = { data: r.data };
+    setProvenance(ctx, r);
+    const now = Math.floor(deps.clock() / 1000);
+    ctx.body = meta ? { data: r.data, meta: answerMeta(r.watermark, r.blocks, now) } : { data: r.data };
     return;
   }
   await deps.kit.respond(ctx, async () => {
     const r = await load();
-    return { body: { data: r.data }, watermark: r.watermark };
+    return { body: { data: r.data }, watermark: r.watermark, blocks: r.blocks };
   });
 }
 
@@ -101,8 +104,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { contexts, watermark, agg } = await contextsOf(deps, { statuses }, 'head', false);
-        return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark };
+        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { statuses }, 'head', false);
+        return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark, blocks };
       });
     },
 
@@ -110,8 +113,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults/{slug}': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { contexts, watermark, agg } = await contextsOf(deps, { slug }, 'head', false);
-        return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark };
+        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { slug }, 'head', false);
+        return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark, blocks };
       });
     },
 
@@ -122,12 +125,12 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark, agg } = await contextsOf(deps, { statuses }, days, true);
+        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { statuses }, days, true);
         const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
         // One vault read from its snapshot makes the whole answer a snapshot answer.
         const source =
           answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
-        return { data: answers.map((a) => a.value), watermark, source };
+        return { data: answers.map((a) => a.value), watermark, blocks, source };
       });
     },
 
@@ -137,9 +140,9 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark, agg } = await contextsOf(deps, { slug }, days, false);
+        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { slug }, days, false);
         const answer = await detailsLiteOf(contexts[0], agg, reader);
-        return { data: answer.value, watermark, source: answer.liquiditySource };
+        return { data: answer.value, watermark, blocks, source: answer.liquiditySource };
       });
     },
   };

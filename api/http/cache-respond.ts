@@ -1,13 +1,22 @@
 /**
  * Answering a request from the response cache (api/http/cache.ts): the key from the
  * validated query, the cache headers (`ETag`, `Cache-Control`, `Vary`,
- * `X-Data-Watermark`), 304 on a matching `If-None-Match`, and the body compressed when
- * accepted.
+ * `X-Data-Watermark`, `X-Data-Blocks`), 304 on a matching `If-None-Match`, the body compressed
+ * when accepted, and with `?meta=1` the JSON answer with its `meta` (api/http/provenance.ts).
  */
 import type { Context } from 'koa';
 import type { CacheEntry, LoadResult, ResponseCache } from './cache.ts';
 import { etagMatches, pickEncoding } from './encoding.ts';
 import { QUERY_KEY } from './params.ts';
+import { wantsMeta, withMeta } from './provenance.ts';
+
+/** The entry's JSON body with its `meta` (a strong ETag of its own): the entry's `?meta=1` variant. */
+function metaEntry(entry: CacheEntry): CacheEntry {
+  const body = withMeta(entry.body, entry.meta);
+  return { ...entry, body, etag: `${entry.etag.slice(0, -1)}.meta"`, encoded: {}, bytes: body.length };
+}
+
+const isJson = (entry: CacheEntry) => entry.contentType.startsWith('application/json');
 
 /** Sorts a query string's parameters by name (keeping the order of repeated ones) so equal queries share a key. */
 export function normalizeQuery(querystring: string): string {
@@ -40,6 +49,8 @@ export interface ServedAnswer {
   full: string;
   route: string;
   body: Buffer;
+  /** The ETag of what was sent (the entry's, or its `?meta=1` variant's). */
+  etag: string;
 }
 
 /** The router's path template of the request (`/v1/vaults/:slug`), or `unmatched`. */
@@ -68,7 +79,10 @@ export async function respondCached(
   const query = typeof parsed === 'string' ? `=${parsed}` : normalizeQuery(ctx.querystring);
   const key = opts.key ?? `${method} ${ctx.path}?${query}`;
   const route = routeOf(ctx);
-  const { entry, full } = await cache.get(route, key, load, opts.admit);
+  const meta = wantsMeta(ctx);
+  const got = await cache.get(route, key, load, opts.admit);
+  const { full } = got;
+  const entry = meta && isJson(got.entry) ? cache.variant(got.entry, metaEntry) : got.entry;
   const encoding =
     entry.body.length >= (opts.compressMinBytes ?? 1024) && pickEncoding(ctx.get('Accept-Encoding'));
   ctx.set(
@@ -78,6 +92,7 @@ export async function respondCached(
   ctx.vary('Accept-Encoding');
   ctx.set('ETag', encoding ? `${entry.etag.slice(0, -1)}-${encoding}"` : entry.etag);
   if (entry.watermark) ctx.set('X-Data-Watermark', entry.watermark);
+  if (entry.blocks) ctx.set('X-Data-Blocks', entry.blocks);
   if (etagMatches(ctx.get('If-None-Match'), entry.etag)) {
     ctx.status = 304;
     return;
@@ -93,5 +108,5 @@ export async function respondCached(
   // fast path replays it under the same rules as `cache.get` (current and fresh, or
   // ResponseCache.servesPrevious). When the data moves faster than answers are computed, the
   // answer served meanwhile is often one that was never current when asked for.
-  opts.served?.(ctx, { entry, full, route, body });
+  opts.served?.(ctx, { entry: got.entry, full, route, body, etag: entry.etag });
 }

@@ -18,6 +18,13 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Encoding } from './encoding.ts';
+import {
+  type AnswerMeta,
+  answerMeta,
+  blocksHeader,
+  type ChainBlocks,
+  watermarkSeconds,
+} from './provenance.ts';
 
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
@@ -29,6 +36,8 @@ export interface LoadResult {
   contentType?: string;
   /** Oldest chain watermark behind the answer: an ISO string, a Date, or Unix seconds. */
   watermark?: string | number | Date | null;
+  /** Per chain behind the answer, the newest block whose events it holds (api/http/provenance.ts). */
+  blocks?: ChainBlocks;
 }
 
 export interface CacheEntry {
@@ -40,9 +49,15 @@ export interface CacheEntry {
   readonly etag: string;
   readonly contentType: string;
   readonly watermark?: string;
+  /** `X-Data-Blocks`, when the answer has blocks. */
+  readonly blocks?: string;
+  /** What `?meta=1` adds to a JSON answer, as of its load. */
+  readonly meta: AnswerMeta;
   readonly expiresAt: number;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
   bytes: number;
+  /** Set on a variant (`ResponseCache.variant`): the stored entry whose bytes count it. */
+  parent?: CacheEntry;
 }
 
 /**
@@ -86,8 +101,8 @@ function watermarkString(w: LoadResult['watermark']): string | undefined {
   return w;
 }
 
-/** Serializes a load result into a cache entry (body bytes, strong ETag). */
-export function toEntry(result: LoadResult, expiresAt: number): CacheEntry {
+/** Serializes a load result into a cache entry (body bytes, strong ETag) loaded at `now` (ms). */
+export function toEntry(result: LoadResult, expiresAt: number, now = Date.now()): CacheEntry {
   const isText = typeof result.body === 'string' || Buffer.isBuffer(result.body);
   const body = Buffer.isBuffer(result.body)
     ? result.body
@@ -99,6 +114,8 @@ export function toEntry(result: LoadResult, expiresAt: number): CacheEntry {
     contentType:
       result.contentType ?? (isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8'),
     watermark: watermarkString(result.watermark),
+    blocks: blocksHeader(result.blocks),
+    meta: answerMeta(watermarkSeconds(result.watermark), result.blocks ?? {}, Math.floor(now / 1000)),
     expiresAt,
     encoded: {},
     bytes: body.length,
@@ -123,6 +140,7 @@ export class ResponseCache {
   /** Superseded versions: the last time each was seen current (the staleness of its answers starts there). */
   private readonly supersededAt = new Map<string, number>();
   private readonly keys = new WeakMap<CacheEntry, string>();
+  private readonly variants = new WeakMap<CacheEntry, CacheEntry>();
   private readonly opts: Required<Omit<ResponseCacheOptions, 'onLookup' | 'onLoad' | 'onRemove'>> &
     Pick<ResponseCacheOptions, 'onLookup' | 'onLoad' | 'onRemove'>;
   private storedBytes = 0;
@@ -264,7 +282,7 @@ export class ResponseCache {
     this.opts.onLoad?.(route, background);
     const loading = load()
       .then((r) => {
-        const entry = toEntry(r, now + this.opts.ttlMs);
+        const entry = toEntry(r, now + this.opts.ttlMs, now);
         entry.version = version;
         entry.versionNo = versionNo;
         return this.store(full, key, entry);
@@ -320,6 +338,20 @@ export class ResponseCache {
     this.newest = full;
   }
 
+  /**
+   * The variant of `entry` that `make` builds (its `?meta=1` body): made once, its bytes (and its
+   * compressed bodies') counted in the entry's, so the bound holds; it goes with the entry.
+   */
+  variant(entry: CacheEntry, make: (e: CacheEntry) => CacheEntry): CacheEntry {
+    let v = this.variants.get(entry);
+    if (!v) {
+      v = { ...make(entry), parent: entry };
+      this.variants.set(entry, v);
+      this.grow(entry, v.bytes);
+    }
+    return v;
+  }
+
   /** The body of `entry` compressed with `encoding`, computed once per entry. */
   encode(entry: CacheEntry, encoding: Encoding): Promise<Buffer> {
     let p = entry.encoded[encoding];
@@ -334,7 +366,9 @@ export class ResponseCache {
             })
           : gzip(entry.body);
       entry.encoded[encoding] = p;
-      p.then((buf) => this.grow(entry, buf.length)).catch(() => delete entry.encoded[encoding]);
+      p.then((buf) => this.grow(entry.parent ?? entry, buf.length)).catch(
+        () => delete entry.encoded[encoding],
+      );
     }
     return p;
   }

@@ -21,6 +21,8 @@ export const API_ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   // Before the process is first ready: the data an endpoint serves is not built yet (api/handlers/not-built.ts).
   'NOT_READY',
+  // GET /v1/events: api.events.maxClients (or maxClientsPerAddress) streams are open already.
+  'TOO_MANY_STREAMS',
   'NOT_IMPLEMENTED',
   'INTERNAL',
   // Refused before routing (api/http/edges.ts).
@@ -43,6 +45,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   RATE_LIMITED: 429,
   UPSTREAM_UNAVAILABLE: 503,
   NOT_READY: 503,
+  TOO_MANY_STREAMS: 503,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
   BAD_REQUEST: 400,

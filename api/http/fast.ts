@@ -67,6 +67,8 @@ interface FastRecord {
   entry: CacheEntry;
   route: string;
   body: Buffer;
+  /** The ETag sent (the entry's, or its `?meta=1` variant's): what `If-None-Match` is compared with. */
+  etag: string;
   /** Flat name/value lists. */
   headers200: string[];
   headers304: string[];
@@ -186,7 +188,7 @@ export function createFastPath(opts: {
     if (previous) rec.previousHits.n++;
     else rec.hits.n++;
     const inm = req.headers['if-none-match'];
-    const notModified = inm !== undefined && etagMatches(inm, rec.entry.etag);
+    const notModified = inm !== undefined && etagMatches(inm, rec.etag);
     const headers = notModified ? rec.headers304 : rec.headers200;
     res.writeHead(notModified ? 304 : 200, limitHeaders.length ? headers.concat(limitHeaders) : headers);
     answered++;
@@ -263,6 +265,7 @@ export function createFastPath(opts: {
         entry: answer.entry,
         route: answer.route,
         body: answer.body,
+        etag: answer.etag,
         headers200,
         headers304,
         second,

@@ -11,7 +11,7 @@ import type { Config } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { type LoadResult, ResponseCache } from './cache.ts';
 import { type RespondOptions, respondCached } from './cache-respond.ts';
-import { serveDocs, serveOpenApi } from './docs.ts';
+import { mountDocsRoutes } from './docs.ts';
 import { acceptableEncoding, compression } from './encoding.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { createFastPath, type FastPath } from './fast.ts';
@@ -36,7 +36,7 @@ export interface HttpKit {
   middleware: Middleware[];
   /** Answers a read from the cache (see `respondCached`), with the configured Cache-Control. */
   respond(ctx: Context, load: () => Promise<LoadResult>, opts?: Pick<RespondOptions, 'key'>): Promise<void>;
-  /** Adds `GET /v1/openapi.json` and `GET /docs` to `router` (mounted at the root). */
+  /** Adds `GET /v1/openapi.json`, `GET /docs` and its assets to `router` (mounted at the root). */
   mountDocs(router: Router): void;
   /**
    * Cached answers replayed before Koa (api/http/fast.ts): `fast.install(app)` once the app is
@@ -127,8 +127,7 @@ export function createHttpKit(opts: HttpKitOptions): HttpKit {
     respond: (ctx, load, o) => respondCached(ctx, cache, load, { ...respondOpts, admit: admit(ctx), ...o }),
     mountDocs(router) {
       doc ??= buildOpenApiDocument();
-      router.get('/v1/openapi.json', serveOpenApi(doc));
-      router.get('/docs', serveDocs(doc));
+      mountDocsRoutes(router, doc);
     },
   };
 }

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints.ts';
 import { API_ERROR_STATUS, type ApiErrorCode } from './errors.ts';
+import { eventsPathItem } from './events-doc.ts';
 import { objectOf } from './params.ts';
+import { metaParam } from './provenance.ts';
 import { components } from './resources.ts';
 import { responseBodies } from './responses.ts';
 
@@ -27,24 +29,33 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
+/** The OpenAPI parameter object of one property of a path or query schema. */
+function parameter(name: string, prop: z.ZodType, where: 'path' | 'query'): Json {
+  // Parameters are documented by their parsed type (integer, boolean): how the server reads the text.
+  const { description, deprecated, ...schemaPart } = jsonSchema(prop, 'output');
+  const param: Json = {
+    name,
+    in: where,
+    required: where === 'path' || !prop.safeParse(undefined).success,
+    schema: schemaPart,
+  };
+  if (description) param.description = description;
+  if (deprecated) param.deprecated = true;
+  if (schemaPart.type === 'array') Object.assign(param, { style: 'form', explode: true });
+  return param;
+}
+
 /** One OpenAPI parameter object per property of the (path or query) schema. */
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Json[] {
   const shape = schema ? (objectOf(schema)?.shape ?? {}) : {};
-  return Object.entries(shape).map(([name, prop]) => {
-    // Parameters are documented by their parsed type (integer, boolean): how the server reads the text.
-    const { description, deprecated, ...schemaPart } = jsonSchema(prop as z.ZodType, 'output');
-    const param: Json = {
-      name,
-      in: where,
-      required: where === 'path' || !(prop as z.ZodType).safeParse(undefined).success,
-      schema: schemaPart,
-    };
-    if (description) param.description = description;
-    if (deprecated) param.deprecated = true;
-    if (schemaPart.type === 'array') Object.assign(param, { style: 'form', explode: true });
-    return param;
-  });
+  return Object.entries(shape).map(([name, prop]) => parameter(name, prop as z.ZodType, where));
 }
+
+/** `?meta=1`, accepted by every GET (api/http/provenance.ts), as one shared parameter. */
+const META_PARAMETER: Json = {
+  ...parameter('meta', metaParam, 'query'),
+  schema: { type: 'string', enum: ['0', '1', 'false', 'true'] },
+};
 
 const ERROR_RESPONSES: Record<number, { name: string; description: string; codes: ApiErrorCode[] }> = {
   400: {
@@ -85,6 +96,11 @@ const SUCCESS_HEADERS: Json = {
     description: 'Oldest chain watermark (ISO 8601 block time) behind the answer.',
     schema: { type: 'string' },
   },
+  'X-Data-Blocks': {
+    description:
+      'Per chain behind the answer, the newest stored block (Solana: slot) whose events it holds: `98866=1234,1=5678`, by chain id. Answers from the settled metrics give the blocks as their settle saw them.',
+    schema: { type: 'string' },
+  },
   'RateLimit-Remaining': {
     description: 'Requests left in the bucket (when rate limiting is on).',
     schema: { type: 'integer' },
@@ -105,7 +121,11 @@ function operation(e: Endpoint): Json {
     summary: e.summary,
     description: e.description,
     tags: [e.tag],
-    parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
+    parameters: [
+      ...parameters(e.params, 'path'),
+      ...parameters(e.query, 'query'),
+      ...(e.method === 'GET' ? [{ $ref: '#/components/parameters/Meta' }] : []),
+    ],
     responses,
   };
   if (e.body)
@@ -131,9 +151,11 @@ const UNITS = [
   'Clients are rate limited (429 `RATE_LIMITED` with `Retry-After` and `RateLimit-*` headers), and so are uncached loads running at once per client.',
   'Errors beyond those listed per operation: 405 `METHOD_NOT_ALLOWED` (with `Allow`), 406 `NOT_ACCEPTABLE` (no acceptable `Accept-Encoding`), 415 `UNSUPPORTED_MEDIA_TYPE` (unknown `Content-Encoding`), 429 `RATE_LIMITED`, 501 `NOT_IMPLEMENTED` (unknown method on an unknown path); before routing, 414 `URI_TOO_LONG` (URL over 8 KiB), 431 `HEADERS_TOO_LARGE` (headers over 16 KiB), 400 `BAD_REQUEST` (malformed HTTP), 408 `REQUEST_TIMEOUT`.',
   '`live` is deprecated everywhere: `status` wins; `live=true` = active, `live=false` = every status but active.',
+  'Every answer of stored data says what it stands on: `X-Data-Watermark` (the oldest chain watermark behind it), `X-Data-Blocks` (per chain, the newest block whose events it holds) and, with `?meta=1`, `meta: { watermark, blocks, settledThrough }` beside `data` (the shapes stay as specified without it).',
+  'GET /events streams each new data version and activity row as server-sent events: no polling needed.',
 ].join(' ');
 
-/** Builds the OpenAPI 3.1 document of the sixteen `/v1` endpoints. */
+/** Builds the OpenAPI 3.1 document of the sixteen `/v1` endpoints and the event stream. */
 export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
   const { schemas } = z.toJSONSchema(components, {
     ...JSON_SCHEMA_OPTS,
@@ -147,6 +169,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
   }
   const paths: Record<string, Json> = {};
   for (const e of ENDPOINTS) paths[e.path] = { ...paths[e.path], [e.method.toLowerCase()]: operation(e) };
+  paths['/events'] = eventsPathItem((name, schema) => parameter(name, schema, 'query'));
   const responses = Object.fromEntries(
     Object.values(ERROR_RESPONSES).map((r) => [
       r.name,
@@ -160,8 +183,8 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     openapi: '3.1.0',
     info: { title: opts.title ?? 'vaultstream', version: opts.version ?? '1.0.0', description: UNITS },
     servers: [{ url: opts.serverUrl ?? '/v1' }],
-    tags: [...new Set(ENDPOINTS.map((e) => e.tag))].map((name) => ({ name })),
+    tags: [...new Set([...ENDPOINTS.map((e) => e.tag), 'events'])].map((name) => ({ name })),
     paths,
-    components: { schemas, responses },
+    components: { schemas, responses, parameters: { Meta: META_PARAMETER } },
   };
 }

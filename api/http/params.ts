@@ -227,6 +227,35 @@ export function makeFeesQuery(clock: Clock = Date.now) {
 }
 export const feesQuery = makeFeesQuery();
 
+// ---- the event stream (GET /v1/events) ---------------------------------------------------------
+
+/** The kinds of event a stream sends (`types`). */
+export const EVENT_TYPES = ['versions', 'activity'] as const;
+
+export const eventsQuery = z.object({
+  vault: repeatable(
+    z
+      .union([z.string(), z.array(z.string())])
+      .transform((v) => (Array.isArray(v) ? v : [v]))
+      .pipe(z.array(z.string().min(1, 'expected a vault slug')))
+      .optional()
+      .meta({
+        description:
+          'Only events about these vaults (repeat the parameter for several): their activity rows, and the versions that change one of them (or whose changes are not known). Default: every vault.',
+      }),
+  ),
+  types: z
+    .string()
+    .default('versions,activity')
+    .transform((v) => v.split(','))
+    .pipe(z.array(z.enum(EVENT_TYPES, 'expected versions or activity')).min(1))
+    .meta({ description: 'Comma-separated kinds of event: `versions`, `activity`. Default both.' }),
+  lastEventId: z.string().min(1).max(128).optional().meta({
+    description:
+      'Where to resume, for a client that cannot send the `Last-Event-ID` header (the header wins).',
+  }),
+});
+
 // ---- request bodies ----------------------------------------------------------------------------
 
 export const SUPPORTED_CHAIN_IDS = [98866, 1, 8453, 56, 9745, 43114] as const;

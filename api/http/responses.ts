@@ -119,6 +119,9 @@ export const performanceHistory = named(
     history: z.array(
       z.object({
         day: unixSeconds('Start of the UTC day'),
+        settled: z.boolean().meta({
+          description: `true: the day is settled, its numbers final; false: provisional (the current day, or a day whose end a chain of the vault has not been ingested past yet), \`apy\` and \`navApy\` null. ${SETTLED}`,
+        }),
         vault: historyVault,
         assets: z.record(
           z.string(),
@@ -142,6 +145,10 @@ export const apyHistoryItem = named(
       z
         .object({
           day: unixSeconds('Start of the UTC day'),
+          settled: z.literal(true).meta({
+            description:
+              'Always true: apy-history lists settled days only (the numbers of a settled day are final).',
+          }),
           apy: apyBlock.meta({ description: 'Legacy alias of compositionApy (the same object).' }),
           compositionApy: apyBlock.meta({ description: COMPOSITION_APY }),
           navApy: apyBlock.meta({ description: NAV_APY }),
@@ -207,9 +214,29 @@ export const buildTxResult = named(
   }),
 );
 
-/** `{ data: schema }`, the envelope of every success response. */
-export function envelope<T extends z.ZodType>(schema: T) {
-  return z.object({ data: schema });
+export const answerMeta = named(
+  'AnswerMeta',
+  z
+    .object({
+      watermark: z.number().int().nullable().meta({
+        description:
+          'Oldest chain watermark behind the answer, Unix seconds (the `X-Data-Watermark` header); null without one.',
+      }),
+      blocks: z.record(z.string(), z.number().int()).meta({
+        description:
+          'Chain id -> the newest stored block (Solana: slot) of that chain whose events the answer holds (the `X-Data-Blocks` header); answers from the settled metrics give the blocks as their settle saw them.',
+      }),
+      settledThrough: z.number().int().nullable().meta({
+        description:
+          'Start (Unix seconds) of the latest UTC day whose end every chain behind the answer has been ingested past (the latest day settled for every vault of the answer); null without a watermark.',
+      }),
+    })
+    .meta({ description: 'Only with `?meta=1`: what the answer stands on.' }),
+);
+
+/** `{ data: schema }`, the envelope of every success response; a GET's may carry `meta` (`?meta=1`). */
+export function envelope<T extends z.ZodType>(schema: T, meta = false) {
+  return meta ? z.object({ data: schema, meta: answerMeta.optional() }) : z.object({ data: schema });
 }
 
 const vaultHistory = z.object({ vaultAddress: z.string(), history: z.array(holderHistoryEntry) });
@@ -272,5 +299,8 @@ function responseId(key: string): string {
 
 /** The whole success body (`{ data }`) of each endpoint, registered as a named component. */
 export const responseBodies = Object.fromEntries(
-  Object.entries(responseData).map(([key, schema]) => [key, named(responseId(key), envelope(schema))]),
+  Object.entries(responseData).map(([key, schema]) => [
+    key,
+    named(responseId(key), envelope(schema, key.startsWith('GET '))),
+  ]),
 ) as unknown as { [K in EndpointKey]: z.ZodObject<{ data: (typeof responseData)[K] }> };

@@ -77,7 +77,13 @@ export function apyHistoryOf(
     .map((day) => {
       // composition_apy_daily and nav_apy_daily (views/plain), looked up per settled day.
       const composition = vaultDay(ctx, day)?.compositionApy ?? NULL_APY;
-      return { day, apy: composition, compositionApy: composition, navApy: navApy(ctx, range.chainId, day) };
+      return {
+        day,
+        settled: true as const,
+        apy: composition,
+        compositionApy: composition,
+        navApy: navApy(ctx, range.chainId, day),
+      };
     });
   return { vaultAddress: ctx.vault.vaultAddress, history, errors, errorsTotal };
 }

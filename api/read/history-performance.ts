@@ -31,6 +31,7 @@ export function performanceHistoryOf(
     const assets = numbers?.assets ?? [];
     return {
       day,
+      settled,
       vault: {
         price: fromE18(closeE18(ctx, ctx.priceChain, day) ?? 0n),
         tvl: fromE18(numbers?.tvlE18 ?? 0n),

@@ -4,9 +4,11 @@
  * watermark among the vaults' chains.
  */
 import type { Store } from '../../store/client.ts';
+import type { ChainBlocks } from '../http/provenance.ts';
+import { loadWatermarks, provenanceOf } from './activity-watermark.ts';
 import { currentState } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
-import { emptySeries, loadVaultSeries, loadWatermarks, type SeriesDays } from './vault-data.ts';
+import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
 import { chainsOf, settledThrough, type VaultContext } from './vault-days.ts';
 import { DAY, dayStart } from './vault-numbers.ts';
 
@@ -14,6 +16,8 @@ export interface LoadedContexts {
   contexts: VaultContext[];
   /** Oldest watermark (Unix seconds) among the vaults' chains; null when one of them has none yet. */
   watermark: number | null;
+  /** The newest block of each of those chains the answer holds every event of (activity-watermark.ts). */
+  blocks: ChainBlocks;
 }
 
 /**
@@ -37,7 +41,7 @@ export async function loadContexts(
   // The vault's watermark: the oldest of its chains' (0 while one has none), as vault_settlement.
   const vaultMark = (v: RegistryVault) => {
     const chains = chainsOf(v);
-    return chains.length ? Math.min(...chains.map((c) => watermarks.get(c) ?? 0)) : 0;
+    return chains.length ? Math.min(...chains.map((c) => watermarks.get(c)?.time ?? 0)) : 0;
   };
   const head = () => {
     const only = new Set([dayStart(now)]);
@@ -64,8 +68,7 @@ export async function loadContexts(
     };
   });
   const chains = [...new Set(vaults.flatMap(chainsOf))];
-  const marks = chains.map((c) => watermarks.get(c));
-  const watermark =
-    marks.length && marks.every((m) => m !== undefined) ? Math.min(...(marks as number[])) : null;
-  return { contexts, watermark };
+  const { watermark, blocks } = provenanceOf(watermarks, chains);
+  // Null while one of the chains has no watermark yet, as vault_settlement's 1970-01-01.
+  return { contexts, watermark: chains.every((c) => watermarks.has(c)) ? watermark : null, blocks };
 }

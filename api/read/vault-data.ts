@@ -249,11 +249,3 @@ export async function loadVaultSeries(
     );
   return out;
 }
-
-/** chainId -> watermark (Unix seconds of the newest ingested block). */
-export async function loadWatermarks(store: Store): Promise<Map<number, number>> {
-  const rows = await store.query<{ chain_id: number; t: string }>(
-    `SELECT chain_id, toString(toUnixTimestamp(block_time)) AS t FROM ${store.database}.chain_watermarks`,
-  );
-  return new Map(rows.map((r) => [Number(r.chain_id), Number(r.t)]));
-}

@@ -9,6 +9,8 @@
  */
 import type { Store } from '../../store/client.ts';
 import type { VaultStatus } from '../http/params.ts';
+import type { ChainBlocks, Provenance } from '../http/provenance.ts';
+import { commonBlocks } from './activity-watermark.ts';
 import { NULL_APY } from './history-types.ts';
 import type { VaultPrice } from './prices.ts';
 import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf } from './registry.ts';
@@ -24,6 +26,8 @@ interface HeadRow extends RegistryRow {
   day: string;
   /** Unix seconds. */
   watermark: number;
+  /** Chain id -> block number, as the engine writes a Map (64-bit numbers quoted). */
+  blocks: Record<string, string | number>;
   /** YYYY-MM-DD, or null without a price history. */
   first_day: string | null;
   has_price: number;
@@ -63,7 +67,7 @@ export interface VaultHead {
  * function costs the statement time (big integers come back as strings, see store/client.ts).
  */
 const HEAD_COLUMNS = `toString(vault) AS slug, ${REGISTRY_COLUMNS}, day, toUnixTimestamp(watermark) AS watermark,
-  first_day, has_price, chain_id, holders`;
+  blocks, first_day, has_price, chain_id, holders`;
 
 /** The vault resources' numbers besides (VaultInfo, details). */
 const NUMBER_COLUMNS = `rate_raw AS rate, rate_decimals, toUnixTimestamp(updated_at) AS updated_at,
@@ -212,13 +216,24 @@ export async function loadHeadRangeContexts<T = undefined>(
       now,
     };
   });
-  return { vaults: heads.map((h) => h.vault), contexts, watermark: headsWatermark(heads), alongside: other };
+  return { vaults: heads.map((h) => h.vault), contexts, ...headsProvenance(heads), alongside: other };
 }
 
-/** The answer's watermark: the oldest among the vaults' chains, null when one has none yet. */
-export function headsWatermark(heads: readonly VaultHead[]): number | null {
+/**
+ * The answer's provenance, as of the settles that wrote the heads: the watermark, the oldest among
+ * the vaults' chains (null when one has none yet), and per chain the lowest block of the heads.
+ */
+export function headsProvenance(heads: readonly VaultHead[]): Provenance {
   const marks = heads.filter((h) => chainsOf(h.vault).length).map((h) => Number(h.row.watermark));
-  return marks.length && marks.every((m) => m > 0) ? Math.min(...marks) : null;
+  const blocks = commonBlocks(heads.map((h) => blocksOf(h.row.blocks)));
+  return { watermark: marks.length && marks.every((m) => m > 0) ? Math.min(...marks) : null, blocks };
+}
+
+/** A head's block map as numbers. */
+function blocksOf(m: HeadRow['blocks'] | undefined): ChainBlocks {
+  const out: ChainBlocks = {};
+  for (const [c, b] of Object.entries(m ?? {})) out[Number(c)] = Number(b);
+  return out;
 }
 
 /**
@@ -240,7 +255,7 @@ export async function loadHeadContexts(
   return {
     vaults,
     contexts: heads.map((h) => headContext(h, now)),
-    watermark: headsWatermark(heads),
+    ...headsProvenance(heads),
     flows: await loadFlows(store, vaults, now, pending),
   };
 }

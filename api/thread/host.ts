@@ -2,7 +2,8 @@
  * Starts the HTTP API on a thread of its own (`api.thread: worker`, docs/architecture.md#the-apis-thread)
  * and serves it what stays on the main thread: the store (chDB allows one session per process),
  * readiness, `/status` (the bus and the ingesters), the mint-flow lookup and the main registry's
- * metrics, over a MessagePort (api/thread/rpc.ts). The data version is sent whenever it changes;
+ * metrics, over a MessagePort (api/thread/rpc.ts). The data version is sent whenever it changes,
+ * with what it changed (api/events/changes.ts) for the event stream;
  * the thread's snapshots report to readiness and are asked to rebuild over the same port.
  */
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import { registry } from '../../core/metrics.ts';
 import { lowerThreadsExcept } from '../../core/priority.ts';
 import type { Store } from '../../store/client.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
+import { type ChangeLog, type Changes, followVersions } from '../events/changes.ts';
 import type { HandlerDeps } from '../handlers/types.ts';
 import type { Readiness } from '../readiness.ts';
 import type { SnapshotBuilt, SnapshotLink } from '../snapshot-readiness.ts';
@@ -48,6 +50,8 @@ export interface ApiThreadOptions {
   store: Store;
   log: Logger;
   dataVersion: () => number | string;
+  /** What each data version changed (the consumers' process), sent with it for the event stream. */
+  changes?: ChangeLog;
   readiness: Pick<Readiness, 'check'>;
   status: () => Promise<StatusBody>;
   mintFlow?: HandlerDeps['mintFlow'];
@@ -61,8 +65,11 @@ export interface ApiThreadOptions {
   pipelineNice: number;
 }
 
-/** How often the main thread looks for a new data version to send (a string comparison). */
-const VERSION_POLL_MS = 20;
+/** A new data version and what it changed, as sent to the thread (the 'version' note). */
+export interface VersionNote {
+  version: string;
+  changes: Changes | null;
+}
 
 /** Set by scripts/build.mjs in the bundle: the thread then runs the bundle's `api-thread` entry. */
 declare const VAULTSTREAM_BUNDLE: boolean | undefined;
@@ -78,7 +85,7 @@ const API_YOUNG_GENERATION_MB = 3 * 64;
 
 export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread> {
   const { port1, port2 } = new MessageChannel();
-  let version = String(opts.dataVersion());
+  const version = String(opts.dataVersion());
   const data: ApiThreadData = {
     metricsThread: 'api',
     module: threadModule(),
@@ -150,19 +157,19 @@ export async function startApiThread(opts: ApiThreadOptions): Promise<ApiThread>
     const lowered = lowerThreadsExcept([tid], nice);
     opts.log.debug({ apiThread: tid, lowered, nice }, 'API thread: the rest of the process runs below it');
   }
-  const poll = setInterval(() => {
-    const v = String(opts.dataVersion());
-    if (v === version) return;
-    version = v;
-    peer.notify('version', v);
-  }, VERSION_POLL_MS);
-  poll.unref();
+  // Each new data version, looked for every 20 ms (a string comparison), with what it changed.
+  const stopFollowing = followVersions(
+    opts.dataVersion,
+    opts.changes,
+    (v, changes) => peer.notify('version', { version: v, changes } satisfies VersionNote),
+    { from: version },
+  );
   return {
     address: () => address,
     threadId: tid,
     close: async () => {
       stopped = true;
-      clearInterval(poll);
+      stopFollowing();
       if (!dead) await peer.call('close');
       peer.close();
       await worker.terminate();

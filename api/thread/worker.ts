@@ -12,10 +12,11 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 import { registry } from '../../core/metrics.ts';
 import { threadId } from '../../core/priority.ts';
 import type { StatusBody } from '../dashboard/status-html.ts';
+import type { Changes } from '../events/changes.ts';
 import type { ReadinessReport } from '../readiness.ts';
 import { closeServer, createApp, listen } from '../server.ts';
 import type { SnapshotLink } from '../snapshot-readiness.ts';
-import type { ApiThreadData } from './host.ts';
+import type { ApiThreadData, VersionNote } from './host.ts';
 import { threadLogger } from './log.ts';
 import { Peer } from './rpc.ts';
 import { storeProxy } from './store-proxy.ts';
@@ -33,8 +34,12 @@ const peer = new Peer(data.port, {
   },
 });
 let version = data.version;
-peer.onNote('version', (v) => {
-  version = v as string;
+// The event stream's feed (api/events/hub.ts): each version as it arrives, with its changes.
+const versionListeners = new Set<(version: string, changes: Changes | null) => void>();
+peer.onNote('version', (note) => {
+  const n = note as VersionNote;
+  version = n.version;
+  for (const l of versionListeners) l(n.version, n.changes);
 });
 const log = threadLogger(peer, data.logLevel);
 // This thread's snapshots and the main thread's readiness (api/snapshot-readiness.ts, api/thread/host.ts).
@@ -52,6 +57,10 @@ const app = createApp({
   store: storeProxy(peer, data.store),
   config: data.config,
   dataVersion: () => version,
+  versions: (listener) => {
+    versionListeners.add(listener);
+    return () => versionListeners.delete(listener);
+  },
   log,
   readiness: { check: () => peer.call<ReadinessReport>('readiness') },
   mintFlow: data.mintFlow ? { lookup: (signature) => peer.call('mintFlow.lookup', [signature]) } : undefined,

@@ -182,5 +182,74 @@ export const apiSchema = z
       .describe(
         'Most recent data-source errors listed per vault by apy-history (`errorsTotal` counts them all).',
       ),
+    events: z
+      .object({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Serve GET /v1/events, the server-sent events of each new data version and activity row.',
+          ),
+        maxClients: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(1000)
+          .describe(
+            'Event streams open at once; one more is answered 503 TOO_MANY_STREAMS with Retry-After.',
+          ),
+        maxClientsPerAddress: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(16)
+          .describe(
+            'Event streams one client (api.rateLimit.header, else its IP) may hold open; loopback clients are exempt unless api.rateLimit.limitLoopback.',
+          ),
+        replayVersions: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(1000)
+          .describe(
+            'Data versions kept for a reconnecting client (Last-Event-ID): an older id gets one `reset` event.',
+          ),
+        replayBytes: z
+          .number()
+          .int()
+          .min(65_536)
+          .max(1_073_741_824)
+          .default(8_388_608)
+          .describe(
+            'Bound of the bytes those kept versions hold (their events as sent); the oldest go first.',
+          ),
+        clientBufferBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(67_108_864)
+          .default(262_144)
+          .describe(
+            'Bytes of events held for one client whose connection takes no more (it does not read); past it the client is dropped, and nothing it does holds anyone else.',
+          ),
+        heartbeatSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(3600)
+          .default(15)
+          .describe('A comment line is sent this often, so proxies and clients see the stream alive.'),
+        retryMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(600_000)
+          .default(3000)
+          .describe('The `retry:` a client is told to wait before it reconnects.'),
+      })
+      .prefault({}),
   })
   .prefault({});

@@ -106,10 +106,13 @@ describe('response cache over HTTP', () => {
     expect(small.headers['content-encoding']).toBeUndefined();
   });
 
-  it('compression middleware covers uncached responses (the docs page)', async () => {
-    const res = await rawGet(`${app.url}/docs`, { 'accept-encoding': 'gzip' });
+  it('compression middleware covers uncached responses (the OpenAPI document, the docs assets)', async () => {
+    const res = await rawGet(`${app.url}/v1/openapi.json`, { 'accept-encoding': 'gzip' });
     expect(res.headers['content-encoding']).toBe('gzip');
-    expect(zlib.gunzipSync(res.body).toString()).toContain('<!doctype html>');
+    expect(JSON.parse(zlib.gunzipSync(res.body).toString()).openapi).toMatch(/^3\.1/);
+    const ui = await rawGet(`${app.url}/docs/assets/swagger-ui-bundle.js`, { 'accept-encoding': 'gzip' });
+    expect(ui.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(ui.body).toString()).toContain('SwaggerUIBundle');
   });
 });
 

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, endpoint } from '../../api/http/endpoints.ts';
-import { objectOf } from '../../api/http/params.ts';
+import { eventsQuery, objectOf } from '../../api/http/params.ts';
 import { responseBodies } from '../../api/http/responses.ts';
 import { getJson, startTestApp, type TestApp } from './app.ts';
 
@@ -34,6 +34,8 @@ const SPEC_PATHS = [
   'GET /vaults/fees',
   'POST /auto-claim/build-tx',
 ];
+/** Beyond the specification: the live events (api/events/). */
+const STREAMS = ['GET /events'];
 
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document under /v1', async () => {
@@ -48,13 +50,16 @@ describe('OpenAPI document', () => {
     const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
     );
-    expect(ops.sort()).toEqual([...SPEC_PATHS].sort());
+    expect(ops.sort()).toEqual([...SPEC_PATHS, ...STREAMS].sort());
+    const resolve = (p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p);
     for (const e of ENDPOINTS) {
       const op = doc.paths[e.path][e.method.toLowerCase()];
-      const declared = op.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+      const declared = op.parameters.map((p: any) => `${resolve(p).in}:${resolve(p).name}`).sort();
       const pathParams = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => `path:${m[1]}`);
       const queryParams = Object.keys(objectOf(e.query)?.shape ?? {}).map((n) => `query:${n}`);
-      expect(declared).toEqual([...pathParams, ...queryParams].sort());
+      // Every GET also takes `meta` (api/http/provenance.ts).
+      const meta = e.method === 'GET' ? ['query:meta'] : [];
+      expect(declared).toEqual([...pathParams, ...queryParams, ...meta].sort());
       for (const p of op.parameters.filter((x: any) => x.in === 'path')) expect(p.required).toBe(true);
       expect(op.responses['200'].content['application/json'].schema.$ref).toMatch(
         /^#\/components\/schemas\/\w+Response$/,
@@ -99,6 +104,20 @@ describe('OpenAPI document', () => {
     expect(body.required.sort()).toEqual(['chainId', 'enabled', 'user']);
     expect(body.properties.chainId.enum).toEqual([98866, 1, 8453, 56, 9745, 43114]);
     expect(body.properties.skipSimulation.default).toBe(false);
+  });
+
+  it('documents GET /events: its query, the three events, curl -N and EventSource examples', () => {
+    const op = doc.paths['/events'].get;
+    const params = op.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+    expect(params).toEqual(
+      ['header:Last-Event-ID', ...Object.keys(eventsQuery.shape).map((n) => `query:${n}`)].sort(),
+    );
+    expect(op.responses['200'].content['text/event-stream'].example).toMatch(/^retry: \d+\n/);
+    expect(op.description).toMatch(/curl -N '?http:\/\/[^ ]+\/v1\/events/);
+    expect(op.description).toContain("new EventSource('/v1/events");
+    for (const name of ['VersionEvent', 'ActivityEvent', 'ResetEvent'])
+      expect(doc.components.schemas[name], name).toBeDefined();
+    expect(op.responses['503'].description).toContain('TOO_MANY_STREAMS');
   });
 
   it('resolves every $ref', () => {
@@ -147,17 +166,35 @@ describe('OpenAPI document', () => {
 });
 
 describe('/docs', () => {
-  it('is an HTML page using only local assets', async () => {
+  it('is Swagger UI over the document, every asset served by this process', async () => {
     const res = await fetch(`${app.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     const html = await res.text();
     expect(html).toMatch(/^<!doctype html>/);
-    for (const e of ENDPOINTS) expect(html).toContain(`/v1${e.path}`);
     const urls = [...html.matchAll(/\b(?:src|href|action)\s*=\s*"([^"]*)"/gi)].map((m) => m[1]);
-    expect(urls.length).toBeGreaterThan(16);
-    for (const u of urls) expect(u, u).toMatch(/^(#|\/(?!\/))/);
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        '/docs/assets/swagger-ui.css',
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/docs.js',
+        '/v1/openapi.json',
+      ]),
+    );
+    // Same-origin paths only (and the empty icon): nothing from another host.
+    for (const u of urls) expect(u, u).toMatch(/^(\/(?!\/)|data:,$)/);
     expect(html).not.toMatch(/https?:\/\/|@import|url\(/i);
+    for (const u of urls.filter((x) => x.startsWith('/docs/assets/'))) {
+      const asset = await fetch(`${app.url}${u}`);
+      expect(asset.status, u).toBe(200);
+      expect(asset.headers.get('content-type'), u).toMatch(/javascript|css/);
+      expect((await asset.arrayBuffer()).byteLength, u).toBeGreaterThan(100);
+    }
+    // The start reads the document of this service and sends nothing to Swagger's validator.
+    const init = await (await fetch(`${app.url}/docs/assets/docs.js`)).text();
+    expect(init).toContain("url: '/v1/openapi.json'");
+    expect(init).toContain('validatorUrl: null');
+    expect((await fetch(`${app.url}/docs/assets/nope.js`)).status).toBe(404);
   });
 
   it('answers 304 to its ETag', async () => {

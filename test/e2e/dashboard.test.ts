@@ -3,7 +3,7 @@
  * the dashboard at `/` and the `/status` page of `vaultstream start` on a devnet. Every chart
  * must render with data (the page sets data-ready/data-points on each chart), the page must
  * log no console error, have no failed or >= 400 request and fetch nothing from another
- * origin (it works offline), and refresh live. Screenshots go to test-output/screenshots/
+ * origin (it works offline), and refresh live on the event stream (GET /v1/events), not by polling. Screenshots go to test-output/screenshots/
  * (git-ignored). Without /usr/bin/chromium (or CHROMIUM_PATH) the suite is skipped by name.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -142,13 +142,19 @@ suite(SUITE, () => {
     expect(requests.some((u) => u.endsWith('/dashboard/assets/uPlot.iife.min.js'))).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'dashboard-ndev0.png'), fullPage: true });
 
-    // Live: the page refreshes on its own (the "updated" stamp moves, /status is read again).
+    // Live without polling: the page follows GET /v1/events, and a version event naming the vault
+    // makes it read the vault again (the "updated" stamp moves, /status is read again).
+    expect(requests.filter((u) => new URL(u).pathname === '/v1/events').length).toBe(1);
+    await page.waitForFunction(() => document.body.dataset.live === 'open', undefined, { timeout: 30_000 });
     const stamp = await page.textContent('#updated');
     const statusReads = requests.filter((u) => u.endsWith('/status')).length;
+    const version = await page.evaluate(() => document.body.dataset.version ?? '');
     await page.waitForFunction((s) => document.querySelector('#updated')?.textContent !== s, stamp, {
       timeout: 30_000,
     });
+    expect(await page.evaluate(() => document.body.dataset.version ?? '')).not.toBe(version);
     expect(requests.filter((u) => u.endsWith('/status')).length).toBeGreaterThan(statusReads);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-live.png'), fullPage: true });
 
     // The selector switches every chart to another vault.
     await page.selectOption('#vault', 'ndev2');
@@ -211,6 +217,29 @@ suite(SUITE, () => {
     expect(Object.keys(series)).toEqual(expect.arrayContaining(['all chains', 'solana 101', 'plume 98866']));
     expect(series['solana 101'], 'points on the Solana line').toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, 'dashboard-axes-holders.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('/docs is the interactive reference: "try it" on GET /vaults answers from this service', async () => {
+    const { page, problems, requests } = await openPage();
+    await page.goto(`${svc.api}/docs`);
+    // Swagger UI names an operation's block operations-<tag>-<operationId>.
+    const op = page.locator('#operations-vaults-listVaults');
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    await op.locator('button.execute').click();
+    const status = op.locator('.live-responses-table .response .response-col_status').first();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toMatch(/^\s*200/);
+    const shown = JSON.parse(
+      (await op.locator('.live-responses-table .microlight').first().textContent()) ?? '',
+    );
+    const api = await getJson(svc, '/v1/vaults');
+    expect(shown.data.map((v: any) => v.slug).sort()).toEqual(api.data.map((v: any) => v.slug).sort());
+    // The page and its assets, the document and the request tried: all from this service.
+    expect(requests.some((u) => u.endsWith('/v1/openapi.json'))).toBe(true);
+    expect(requests.some((u) => new URL(u).pathname === '/v1/vaults')).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'docs-try-it.png'), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);

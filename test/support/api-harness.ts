@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ApiDeps, createApp, listen } from '../../api/server.ts';
+import { type ApiDeps, closeServer, createApp, listen } from '../../api/server.ts';
 import type { SnapshotLink } from '../../api/snapshot-readiness.ts';
 import { type Config, parseConfig } from '../../core/config.ts';
 import { createStore, type Store } from '../../store/client.ts';
@@ -39,6 +39,8 @@ export interface HarnessOptions {
   dataVersion?: (store: Store) => () => number | string;
   /** Where the app's snapshots report to readiness (api/snapshot-readiness.ts; default: nowhere). */
   snapshots?: SnapshotLink;
+  /** The event stream's feed of data versions and their changes (ApiDeps `versions`). */
+  versions?: ApiDeps['versions'];
 }
 
 /** Replays `lines` (NDJSON events, registry first) and serves the API over the result. */
@@ -65,6 +67,7 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
     ready: () => true,
     readiness: opts.readiness?.(store, config),
     snapshots: opts.snapshots,
+    versions: opts.versions,
   });
   const server: Server = await listen(app, '127.0.0.1', 0);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -85,7 +88,8 @@ export async function startApiHarness(lines: string[], opts: HarnessOptions = {}
       };
     },
     async close() {
-      await new Promise<void>((r) => server.close(() => r()));
+      // As the service stops: the event streams end, the requests in flight finish.
+      await closeServer(server);
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,10 +1,16 @@
 /*
  * The dashboard page's script (plain browser JavaScript, no build step): reads the API's own
- * endpoints and refreshes every few seconds; each figure is drawn by charts.js (loaded before it).
+ * endpoints, and reads them again when the API's event stream (GET /v1/events) says the data
+ * changed, instead of polling: a `version` event naming the vault (or not knowing what changed)
+ * reloads it, an `activity` event of the vault shows its row at once, a `reset` reloads
+ * everything. Each figure is drawn by charts.js (loaded before it).
  */
 (() => {
-  const DATA_REFRESH_MS = 10_000;
-  const PIPELINE_REFRESH_MS = 5_000;
+  // Reloads after a change at most this often (a live chain makes a data version about every second).
+  const RELOAD_GAP_MS = 2_000;
+  // The pipeline section (/status) with the data versions, and this often without them: a chain that
+  // stopped moves no data, and its state is what the section shows.
+  const PIPELINE_IDLE_MS = 30_000;
   const CHAIN_NAMES = { 1: 'ethereum', 56: 'bsc', 98866: 'plume', 101: 'solana' };
 
   const $ = (sel) => document.querySelector(sel);
@@ -187,14 +193,24 @@
     );
   }
 
+  // The rows shown, newest first: as GET /vaults/recent-transactions answered, and the activity
+  // events of the vault since (the same fields).
+  let shownTransactions = [];
+  const txKey = (t) => `${t.chainId}:${t.transactionHash}:${t.logIndex}`;
+
   function renderTransactions(entry) {
-    const txs = (entry?.recentTransactions ?? []).slice(0, 10);
+    shownTransactions = (entry?.recentTransactions ?? []).slice(0, 10);
+    drawTransactions();
+  }
+
+  function drawTransactions() {
+    const txs = shownTransactions;
     $('#transactions tbody').innerHTML = txs.length
       ? txs
           .map(
             (
               t,
-            ) => `<tr><td>${escapeHtml(new Date(t.createdAt * 1000).toISOString().replace('T', ' ').slice(0, 19))}</td>
+            ) => `<tr data-tx="${escapeHtml(txKey(t))}"><td>${escapeHtml(new Date(t.createdAt * 1000).toISOString().replace('T', ' ').slice(0, 19))}</td>
 <td>${escapeHtml(t.transactionType)}</td><td>${escapeHtml(CHAIN_NAMES[t.chainId] ?? t.chainId)}</td>
 <td title="${escapeHtml(t.user)}">${escapeHtml(`${String(t.user).slice(0, 10)}…`)}</td>
 <td>${escapeHtml(num(t.shares))}</td><td>${escapeHtml(num(t.assets))}</td>
@@ -202,6 +218,17 @@
           )
           .join('')
       : '<tr><td colspan="7" class="muted">no transactions</td></tr>';
+  }
+
+  /** A new row of the shown vault (an `activity` event): on top, newest first, ten at most. */
+  function showActivity(t) {
+    const vault = vaults.find((v) => v.slug === select.value);
+    if (!vault || String(vault.vaultAddress).toLowerCase() !== String(t.vaultAddress).toLowerCase()) return;
+    if (shownTransactions.some((x) => txKey(x) === txKey(t))) return;
+    shownTransactions = [...shownTransactions, t]
+      .sort((a, b) => b.createdAt - a.createdAt || b.logIndex - a.logIndex)
+      .slice(0, 10);
+    drawTransactions();
   }
 
   async function loadVault() {
@@ -279,6 +306,50 @@
     loadVault();
   });
 
+  // Reloads asked for by the events, each at most every RELOAD_GAP_MS.
+  function throttled(run) {
+    let last = 0;
+    let timer;
+    return () => {
+      if (timer) return;
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          last = Date.now();
+          run();
+        },
+        Math.max(0, last + RELOAD_GAP_MS - Date.now()),
+      );
+    };
+  }
+  const reloadVault = throttled(() => loadVaults().then(loadVault, showError));
+  const reloadPipeline = throttled(loadPipeline);
+
+  function showLive(state) {
+    document.body.dataset.live = state;
+    $('#live').textContent = state === 'open' ? '● live' : `○ ${state}`;
+  }
+
+  /** The event stream: the browser reconnects by itself, resuming after the last event it had. */
+  function follow() {
+    const es = new EventSource('/v1/events');
+    es.addEventListener('open', () => showLive('open'));
+    es.addEventListener('error', () =>
+      showLive(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'),
+    );
+    es.addEventListener('version', (e) => {
+      const v = JSON.parse(e.data);
+      document.body.dataset.version = v.version;
+      reloadPipeline();
+      if (v.changed === null || v.changed.vaults.includes(select.value)) reloadVault();
+    });
+    es.addEventListener('activity', (e) => showActivity(JSON.parse(e.data)));
+    es.addEventListener('reset', () => {
+      reloadVault();
+      reloadPipeline();
+    });
+  }
+
   async function main() {
     try {
       await loadVaults();
@@ -287,13 +358,11 @@
       setTimeout(main, 3000);
       return;
     }
+    follow();
     await Promise.all([loadVault(), loadPipeline()]);
     setInterval(() => {
-      if (!document.hidden) loadVaults().then(loadVault, showError);
-    }, DATA_REFRESH_MS);
-    setInterval(() => {
-      if (!document.hidden) loadPipeline();
-    }, PIPELINE_REFRESH_MS);
+      if (!document.hidden) reloadPipeline();
+    }, PIPELINE_IDLE_MS);
   }
   main();
 })();
