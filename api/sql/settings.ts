@@ -149,7 +149,12 @@ export const NOT_SETTINGS = new Set([
   'buffer_size',
 ]);
 
-/** Caps a client may lower (asked higher, or 0 = no limit, they stay at the server's). */
+/**
+ * Caps a client may lower (asked higher, or 0 = no limit, they stay at the server's). A value
+ * below the server's goes to the engine as written, which checks it against the cap's bounds
+ * (store/read-only-engine.ts) and holds it for the statement; api/sql/lane-worker.ts reads the
+ * value in force back before the query runs (`1e-300` is 0, no limit, to the engine: refused).
+ */
 export const CAPS: Record<string, keyof QueryLimits> = {
   max_execution_time: 'maxExecutionTimeSeconds',
   max_result_rows: 'maxResultRows',
@@ -161,23 +166,18 @@ export const CAPS: Record<string, keyof QueryLimits> = {
 /** Words in a refused setting's name that say why (for the message only: refusal is the default). */
 const OUTSIDE = /schema|url|uri|file|path|registry|cache|template|dir|disk|s3|hdfs|azure|proxy|host|remote/i;
 
-/** The client's settings: the engine's part (a SETTINGS list) and the caps, lowered. */
-export function clientSettings(
-  params: URLSearchParams,
-  limits: QueryLimits,
-): { limits: QueryLimits; extra: string[] } {
-  const lowered = { ...limits };
+/** The client's settings as the SETTINGS clause's entries: its lowered caps and output options. */
+export function clientSettings(params: URLSearchParams, limits: QueryLimits): string[] {
   const extra: string[] = [];
   for (const [name, value] of params) {
     if (NOT_SETTINGS.has(name) || name.startsWith('param_') || HTTP_SETTINGS.has(name)) continue;
     const cap = CAPS[name];
     if (cap) {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-        throw new ClickHouseHttpError(27, `Cannot parse '${value}' as the value of ${name}`);
-      // 0 means "no limit" to ClickHouse: the server's cap stays.
-      if (n > 0 && n < limits[cap])
-        lowered[cap] = cap === 'maxExecutionTimeSeconds' ? n : Math.max(1, Math.floor(n));
+      if (!/^\d{1,20}(\.\d{1,20})?([eE][-+]?\d{1,4})?$/.test(value) || !Number.isFinite(n))
+        throw new ClickHouseHttpError(27, `Cannot parse '${value.slice(0, 64)}' as the value of ${name}`);
+      // 0 means "no limit" to ClickHouse, and above the cap is not the client's: the server's cap stays.
+      if (n > 0 && n < limits[cap]) extra.push(`${name} = ${value}`);
     } else if (name === 'readonly') {
       if (value !== '1' && value !== '2')
         throw new ClickHouseHttpError(164, "Cannot modify 'readonly' setting in readonly mode");
@@ -193,5 +193,5 @@ export function clientSettings(
       throw new ClickHouseHttpError(164, `Cannot modify '${shown}' setting in readonly mode${why}`);
     }
   }
-  return { limits: lowered, extra };
+  return extra;
 }

@@ -1,0 +1,125 @@
+/**
+ * The analysts' copy of the service's database, refreshed one generation at a time. The service
+ * (api/sql/freeze.ts) freezes each table that changed (`ALTER TABLE ... FREEZE`: hard links to
+ * its active parts under the store's `shadow/`, which its merges never touch) and sends the
+ * generation here; the analysts' engine (store/read-only-engine.ts) then, per table:
+ *
+ *   1. moves the frozen directory into its own store under a new table UUID (one rename: the
+ *      parts stay hard links, the service's files are never opened for writing),
+ *   2. attaches it as INCOMING_DATABASE.<name> with the service's own CREATE statement, merges
+ *      stopped (the copy is never rewritten: ReplacingMergeTree rows stay as the service has them),
+ *   3. swaps it with the served table (`EXCHANGE TABLES`, atomic) and drops the old copy; the
+ *      engine removes its links once no query reads it any more.
+ *
+ * Views and materialized views are created from the service's statements when they are new or
+ * changed, and what the service no longer has is dropped. A query that started before a swap
+ * reads the copy it resolved; api/sql/server.ts starts no query while a generation is applied, so
+ * every query reads one generation.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { type EngineSession, INCOMING_DATABASE } from './read-only-engine.ts';
+
+/** A table, view or materialized view of the service's database. */
+export interface ReplicaObject {
+  name: string;
+  engine: string;
+  /** Its UUID in the service's store (where its frozen parts are). */
+  uuid: string;
+  /** Its CREATE statement, as the service's engine writes it (`system.tables.create_table_query`). */
+  create: string;
+}
+
+export interface Generation {
+  id: number;
+  /** The freeze's directory in the service's store (`<store>/shadow/<name>`). */
+  shadow: string;
+  /** The MergeTree tables frozen for this generation. */
+  tables: ReplicaObject[];
+  /** Every view and materialized view, with its statement. */
+  views: ReplicaObject[];
+  /** Every name the service's database has now (what is not here is dropped). */
+  names: string[];
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export interface Replica {
+  /** Applies a generation; resolves once every table and view of it is served. */
+  apply(gen: Generation): Promise<void>;
+}
+
+/** The replica in the analysts' engine at `path` (its data directory), serving `served`. */
+export function createReplica(admin: EngineSession, path: string, served: string): Replica {
+  /** What each view was created from, to create it again only when it changes. */
+  const views = new Map<string, string>();
+  /** Names served now, with their engine. */
+  const present = new Map<string, string>();
+  const run = (sql: string) => admin.queryAsync(sql, { format: 'TSVRaw' });
+
+  async function attach(t: ReplicaObject, shadow: string): Promise<void> {
+    const prefix = `CREATE TABLE ${served}.${t.name} `;
+    if (!IDENT.test(t.name) || !t.create.startsWith(prefix)) return;
+    const id = randomUUID();
+    const from = join(shadow, 'store', t.uuid.slice(0, 3), t.uuid);
+    const to = join(path, 'store', id.slice(0, 3), id);
+    mkdirSync(join(path, 'store', id.slice(0, 3)), { recursive: true });
+    // A table without parts has nothing frozen.
+    if (existsSync(from)) renameSync(from, to);
+    else mkdirSync(to, { recursive: true });
+    await run(`ATTACH TABLE ${INCOMING_DATABASE}.${t.name} UUID '${id}' ${t.create.slice(prefix.length)}`);
+    await run(`SYSTEM STOP MERGES ${INCOMING_DATABASE}.${t.name}`);
+    const was = present.get(t.name);
+    if (was?.endsWith('MergeTree')) {
+      await run(`EXCHANGE TABLES ${served}.${t.name} AND ${INCOMING_DATABASE}.${t.name}`);
+      await run(`DROP TABLE ${INCOMING_DATABASE}.${t.name}`);
+    } else {
+      if (was) await drop(t.name, was);
+      await run(`RENAME TABLE ${INCOMING_DATABASE}.${t.name} TO ${served}.${t.name}`);
+    }
+    present.set(t.name, t.engine);
+  }
+
+  async function drop(name: string, engine: string): Promise<void> {
+    await run(
+      `DROP ${/View$/.test(engine) && !/MergeTree/.test(engine) ? 'VIEW' : 'TABLE'} IF EXISTS ${served}.${name}`,
+    );
+    present.delete(name);
+    views.delete(name);
+  }
+
+  /** Creates the new or changed views; one may read another, so in as many rounds as that takes. */
+  async function syncViews(list: ReplicaObject[]): Promise<void> {
+    let pending = list.filter((v) => IDENT.test(v.name) && views.get(v.name) !== v.create);
+    while (pending.length) {
+      const failed: ReplicaObject[] = [];
+      let lastError: unknown;
+      for (const v of pending) {
+        try {
+          // The admin connection checks no dependencies (store/read-only-engine.ts): a view another
+          // reads is dropped and created again like any other.
+          const was = present.get(v.name);
+          if (was) await drop(v.name, was);
+          await run(v.create);
+          views.set(v.name, v.create);
+          present.set(v.name, v.engine);
+        } catch (err) {
+          failed.push(v);
+          lastError = err;
+        }
+      }
+      if (failed.length === pending.length) throw lastError;
+      pending = failed;
+    }
+  }
+
+  return {
+    async apply(gen) {
+      for (const t of gen.tables) await attach(t, gen.shadow);
+      const names = new Set(gen.names);
+      for (const [name, engine] of [...present]) if (!names.has(name)) await drop(name, engine);
+      await syncViews(gen.views);
+    },
+  };
+}
