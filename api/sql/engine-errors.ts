@@ -2,17 +2,15 @@
  * What an analyst is told when a query is refused or fails: ClickHouse's code, its name and one
  * sentence of the engine's message, as the client wrote its query (without the statements the
  * checks wrapped it in or the SETTINGS the server appended) and without any path of this machine
- * (the data directories, the temporary and home directories, the working directory). The message
+ * (api/paths-hidden.ts). The message
  * is the engine's about this query only: the analysts' engine keeps no other query's text or
  * error where a query could read it (store/read-only-engine.ts), and a failed query's output is
  * cleared before the next (store/chdb-output.ts).
  */
-import { homedir, tmpdir } from 'node:os';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { VaultstreamError } from '../../core/errors.ts';
 import { clickhouseCodeOf } from '../../store/read-only.ts';
 import { literal } from '../../store/tsv.ts';
+import { withoutPaths } from '../paths-hidden.ts';
 
 /** An error as the analysts' process sends it across (a plain object). */
 export interface SqlFailure {
@@ -41,22 +39,6 @@ function engineName(err: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
-}
-
-const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-/** Removes every path under `roots` (and this machine's usual ones) from `text`. */
-export function withoutPaths(text: string, roots: string[]): string {
-  const all = [...new Set([...roots, REPO, tmpdir(), homedir(), process.cwd(), '/var/lib/clickhouse'])]
-    .filter((r) => r.length > 1)
-    .map((r) => r.replace(/\/+$/, ''))
-    .sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const root of all) {
-    const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`${escaped}(?=$|[/\\s'"),;:\\]])[^\\s'"),;\\]]*`, 'g'), '<path>');
-  }
-  return out;
 }
 
 /**
