@@ -144,6 +144,7 @@ export function analystConnectionArgs(limits: QueryLimits): string[] {
     '--output_format_json_quote_64bit_integers=1',
     '--output_format_json_quote_decimals=1',
     '--max_block_size=8192',
+    ...SERVICE_SETTINGS,
   ];
 }
 
@@ -160,8 +161,15 @@ export function checkConnectionArgs(limits: QueryLimits): string[] {
     `--max_threads=${limits.maxThreads}`,
     '--max_result_rows=0',
     '--max_result_bytes=0',
+    ...SERVICE_SETTINGS,
   ];
 }
+
+/**
+ * Settings the service's own connections run with, for the same reason here: chDB 26.x's join
+ * reordering fails on three joined views, intermittently (store/client.ts CHDB_SETTINGS).
+ */
+const SERVICE_SETTINGS = ['--query_plan_optimize_join_order_limit=0'];
 
 /** The part of a chDB session the engine setup needs. */
 export interface EngineSession {

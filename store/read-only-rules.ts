@@ -78,6 +78,8 @@ export const SAFE_FUNCTION_CATEGORIES = new Set([
  * runningConcurrency), wait (sleep, sleepEachRow), or list roles and profiles.
  */
 export const OTHER_FUNCTIONS = new Set([
+  // The analyzer's CAST, which the service's inlined parameters are written with (store/inline-params.ts).
+  '_CAST',
   'bar',
   'blockNumber',
   'blockSize',
