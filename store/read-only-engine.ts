@@ -65,7 +65,15 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 /** Writes the engine's server config and users file under `dir` (the analysts' process's own). */
 export function writeEngineFiles(
   dir: string,
-  opts: { served: string; limits: QueryLimits; maxServerMemoryBytes: number },
+  opts: {
+    served: string;
+    limits: QueryLimits;
+    maxServerMemoryBytes: number;
+    /** Every setting the engine has (the service's engine is the same build). */
+    settings: string[];
+    /** Those a statement may set (the interface's list; the caps are bounded, not fixed). */
+    changeable: Set<string>;
+  },
 ): EngineFiles {
   mkdirSync(dir, { recursive: true });
   const { served, limits } = opts;
@@ -74,11 +82,23 @@ export function writeEngineFiles(
     ...keys.map((k) => `<${CAP_SETTINGS[k]}>${limits[k]}</${CAP_SETTINGS[k]}>`),
     ...Object.entries(FIXED_SETTINGS).map(([k, v]) => `<${k}>${v}</${k}>`),
   ];
+  const caps = new Set(keys.map((k) => CAP_SETTINGS[k]));
   const constraints = [
     ...keys.map(
       (k) => `<${CAP_SETTINGS[k]}><min>${CAP_MIN[k]}</min><max>${limits[k]}</max></${CAP_SETTINGS[k]}>`,
     ),
-    ...Object.keys(FIXED_SETTINGS).map((k) => `<${k}><readonly/></${k}>`),
+    // Every other setting is fixed unless the interface lists it: the engine refuses what the
+    // interface's own list would (api/sql/settings.ts), and system.settings says so to drivers,
+    // which then send only what they may (clickhouse-connect reads its `readonly` column).
+    ...opts.settings
+      .filter(
+        (k) =>
+          /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) &&
+          !caps.has(k) &&
+          !opts.changeable.has(k) &&
+          !(k in FIXED_SETTINGS),
+      )
+      .map((k) => `<${k}><readonly/></${k}>`),
   ];
   const readable = [served, INCOMING_DATABASE, ...OTHER_DATABASES];
   const grants = [

@@ -67,6 +67,12 @@ export function checkTree(lines: string[], served: string, catalog: FunctionCata
   for (const n of nodes) {
     while (stack.length && (stack.at(-1)?.depth ?? 0) >= n.depth) stack.pop();
     stack.push(n);
+    // A name the engine left unresolved (a view() argument's query is resolved only when it runs)
+    // is one this check cannot see: nothing unseen runs.
+    if (n.type === 'IDENTIFIER')
+      throw refused(
+        'the engine leaves part of this query unresolved until it runs (view() and the like): not allowed here',
+      );
     if (n.type === 'TABLE') {
       const name = field(n, 'table_name');
       const dot = name?.indexOf('.') ?? -1;

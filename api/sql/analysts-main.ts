@@ -17,6 +17,7 @@ import { adminConnectionArgs, pruneEngine, writeEngineFiles } from '../../store/
 import { createReplica, type Generation } from '../../store/read-only-replica.ts';
 import { listenAnalysts } from './http.ts';
 import { startLanes } from './lanes.ts';
+import { ENGINE_SETTINGS } from './settings.ts';
 
 /** What the service starts the process with. */
 export interface AnalystsStart {
@@ -27,6 +28,8 @@ export interface AnalystsStart {
   /** Paths no message may show. */
   roots: string[];
   logLevel: string;
+  /** Every setting of the engine (read from the service's, the same build). */
+  engineSettings: string[];
 }
 
 export type ToAnalysts =
@@ -52,6 +55,8 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
     served: s.served,
     limits: s.settings.limits,
     maxServerMemoryBytes: s.settings.analysts.maxServerMemoryBytes,
+    settings: s.engineSettings,
+    changeable: new Set([...Object.keys(ENGINE_SETTINGS), 'readonly']),
   });
   const t0 = performance.now();
   const took = (what: string) =>

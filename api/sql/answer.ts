@@ -82,14 +82,15 @@ export async function sendAnswer(o: AnswerOptions): Promise<void> {
     if (!out || out.write(b)) return;
     const stream = out;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        stream.off('drain', onDrain);
-        reject(new Error('client stopped reading'));
-      }, o.clientTimeoutMs);
-      const onDrain = () => {
+      const done = (err?: Error) => {
         clearTimeout(timer);
-        resolve();
+        stream.off('drain', onDrain);
+        res.off('close', onDrain);
+        if (err) reject(err);
+        else resolve();
       };
+      const onDrain = () => done();
+      const timer = setTimeout(() => done(new Error('client stopped reading')), o.clientTimeoutMs);
       stream.once('drain', onDrain);
       res.once('close', onDrain);
     });

@@ -9,7 +9,7 @@
  * Tables are frozen one after another: a batch that lands meanwhile may be in one table's copy
  * and not yet in another's until the next generation.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../store/client.ts';
 import type { Generation, ReplicaObject } from '../../store/read-only-replica.ts';
@@ -36,6 +36,29 @@ export async function storeDirectory(store: Store): Promise<string> {
   const text = (await store.queryRaw(STORE_PATH, { background: true })).bytes.toString('utf8').trim();
   if (!text) throw new Error('the store has no default disk');
   return resolve(text);
+}
+
+/**
+ * Removes the freezes of SQL interfaces whose process is gone (`sql_<pid>_...` under the store's
+ * shadow/): their hard links would keep parts the store merged away on disk.
+ */
+export function sweepFreezes(storePath: string): void {
+  const shadow = join(storePath, 'shadow');
+  let names: string[];
+  try {
+    names = readdirSync(shadow);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^sql_(\d+)_/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(shadow, name), { recursive: true, force: true });
+    }
+  }
 }
 
 /** The freezes of one SQL interface (`name` prefixes its freezes) of the store whose directory is `storePath`. */

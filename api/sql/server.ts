@@ -17,7 +17,7 @@ import type { SqlSettings } from '../../core/settings/sql.ts';
 import type { Store } from '../../store/client.ts';
 import type { Generation } from '../../store/read-only-replica.ts';
 import type { FromAnalysts, ToAnalysts } from './analysts-main.ts';
-import { createFreezer, type Freezer, storeDirectory } from './freeze.ts';
+import { createFreezer, type Freezer, storeDirectory, sweepFreezes } from './freeze.ts';
 
 export interface SqlHttpOptions {
   store: Store;
@@ -78,6 +78,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   let refreshing: Promise<void> = Promise.resolve();
   let dir = '';
   let roots: string[] = [];
+  let engineSettings: string[] = [];
 
   const waitFor = <T extends FromAnalysts['type']>(proc: ChildProcess, type: T, id?: number) =>
     new Promise<Extract<FromAnalysts, { type: T }>>((resolveMsg, reject) => {
@@ -105,9 +106,11 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   const launch = async (): Promise<void> => {
     if (!freezer) {
       const storePath = await storeDirectory(store);
+      sweepFreezes(storePath);
       freezer = createFreezer(store, `sql_${process.pid}_${n}`, storePath);
       dir = join(processFilesDir(dirname(storePath), 'sql-analysts'), `${process.pid}-${n}`);
       roots = [dirname(storePath), storePath, dir];
+      engineSettings = await settingNames(store);
     }
     const freezes = freezer;
     rmSync(dir, { recursive: true, force: true });
@@ -127,6 +130,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
         dir,
         roots,
         logLevel: log.level,
+        engineSettings,
       },
     };
     proc.send(start);
@@ -211,6 +215,14 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every setting of the store's engine (the analysts' is the same build). */
+async function settingNames(store: Store): Promise<string[]> {
+  const text = (
+    await store.queryRaw('SELECT name FROM system.settings', { background: true })
+  ).bytes.toString('utf8');
+  return text.split('\n').filter((n) => n !== '');
 }
 
 function emptyGeneration(): Generation {

@@ -24,8 +24,10 @@ const log = createLogger('silent');
 let cfg: Config;
 let store: Store;
 let http: SqlHttp;
-/** One slot, a 16 MiB result cap, 2 s client deadlines, a 200 ms check deadline. */
+/** One slot, a 16 MiB result cap, 2 s client deadlines. */
 let tight: SqlHttp;
+/** A 200 ms check deadline. */
+let hasty: SqlHttp;
 
 beforeAll(async () => {
   cfg = parseConfig({ dataDir: dir });
@@ -60,15 +62,20 @@ beforeAll(async () => {
         maxConcurrentQueries: 1,
         maxQueuedQueries: 0,
         clientTimeoutMs: 2000,
-        checkTimeoutMs: 200,
       },
     },
+  });
+  hasty = await startSqlHttp({
+    store,
+    log,
+    settings: { ...cfg.sql, http: { ...cfg.sql.http, port: 0, checkTimeoutMs: 200 } },
   });
 }, 120_000);
 
 afterAll(async () => {
   await http?.close();
   await tight?.close();
+  await hasty?.close();
   await store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -247,7 +254,7 @@ describe('finding 5: the result cap counts what is sent, and a client that stops
 describe('finding 6: the smaller ones', () => {
   it('a query that takes longer to check than sql.http.checkTimeoutMs is refused', async () => {
     const where = Array.from({ length: 30_000 }, (_, i) => `${i} = ${i}`).join(' AND ');
-    const res = await fetch(`${tight.url}/`, { method: 'POST', body: `SELECT 1 WHERE ${where}` });
+    const res = await fetch(`${hasty.url}/`, { method: 'POST', body: `SELECT 1 WHERE ${where}` });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(
       /^Code: 160\. DB::Exception: checking the query took longer than 200 ms/,

@@ -102,4 +102,19 @@ describe('the API goes first', () => {
       }
       expect(performance.now() - t0).toBeLessThan(3000);
     });
+
+  it("a crashed analysts' process leaves the service's store alone and is started again", async () => {
+    const pid = http.pid as number;
+    process.kill(pid, 'SIGKILL');
+    expect(await store.query('SELECT 2 AS x')).toEqual([{ x: 2 }]);
+    let answer = '';
+    while (answer !== '1\n') {
+      await new Promise((r) => setTimeout(r, 200));
+      answer = await fetch(`${http.url}/?query=SELECT+1`).then(
+        (r) => r.text(),
+        () => '',
+      );
+    }
+    expect(http.pid).not.toBe(pid);
+  });
 });
