@@ -1,6 +1,7 @@
 /**
  * The worst analyst: `npx tsx bench/sql-worst-analyst.ts [--size tiny|full] [--out FILE.json]
- * [--seconds 30] [--backfill-days 7] [--connections 10]` (tiny: 1 day of history, 3 s loads).
+ * [--seconds 30] [--backfill-days 7] [--connections 10] [--loops all|name,...]` (tiny: 1 day of
+ * history, 3 s loads; `--loops` runs only the analyst's loops named, to see which costs what).
  *
  * `vaultstream start` on the default devnet (live: the simulator keeps landing data), then the
  * API's read mix (bench/live-uncached.ts MIX) at `connections` for `seconds`, twice: quiet, and
@@ -18,16 +19,19 @@
  * service's RSS growth (target <= 200 MB), and what the analyst sent and its process held.
  */
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startVaultstream, stopProcess } from './live-bare.ts';
 import { MIX } from './live-uncached.ts';
 import { loadMix } from './load.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SELF = fileURLToPath(import.meta.url);
 
 /** Resident memory of a process (MB), from /proc. */
 function rssMb(pid: number): number {
@@ -53,19 +57,27 @@ function children(pid: number): number[] {
 }
 
 /** The analyst: each finding's request in a loop of its own until `stop()`; counts what it sent. */
-function worstAnalyst(sqlUrl: string) {
+function worstAnalyst(sqlUrl: string, only: string[]) {
   let running = true;
   const sent: Record<string, number> = {};
   const count = (k: string) => {
     sent[k] = (sent[k] ?? 0) + 1;
   };
-  const get = async (what: string, query: string, extra = '', headers: Record<string, string> = {}) => {
-    count(what);
-    const res = await fetch(`${sqlUrl}/?query=${encodeURIComponent(query)}${extra}`, { headers }).catch(
-      () => undefined,
-    );
-    await res?.arrayBuffer().catch(() => undefined);
-  };
+  // The answer's bytes are read and dropped as they come, never decoded: the analyst's client costs
+  // this machine (which the service shares with it) as little as a client can, and the server as
+  // much as it can.
+  const get = (what: string, query: string, extra = '', headers: Record<string, string> = {}) =>
+    new Promise<void>((done) => {
+      count(what);
+      const req = request(`${sqlUrl}/?query=${encodeURIComponent(query)}${extra}`, { headers }, (res) => {
+        res.resume();
+        res.on('end', () => done());
+        res.on('error', () => done());
+        res.on('close', () => done());
+      });
+      req.on('error', () => done());
+      req.end();
+    });
   const big = 'SELECT randomPrintableASCII(100) FROM numbers(300000) FORMAT TSV';
   const loops: Record<string, () => Promise<void>> = {
     'compressed br': () =>
@@ -92,10 +104,14 @@ function worstAnalyst(sqlUrl: string) {
     'long parse': async () => {
       count('long parse');
       const where = Array.from({ length: 30_000 }, (_, i) => `${i} = ${i}`).join(' AND ');
-      const res = await fetch(`${sqlUrl}/`, { method: 'POST', body: `SELECT 1 WHERE ${where}` }).catch(
-        () => undefined,
-      );
-      await res?.arrayBuffer().catch(() => undefined);
+      await new Promise<void>((done) => {
+        const req = request(`${sqlUrl}/`, { method: 'POST' }, (res) => {
+          res.resume();
+          res.on('close', () => done());
+        });
+        req.on('error', () => done());
+        req.end(`SELECT 1 WHERE ${where}`);
+      });
     },
     'slow body': () =>
       new Promise<void>((done) => {
@@ -129,14 +145,15 @@ function worstAnalyst(sqlUrl: string) {
             setTimeout(() => {
               req.destroy();
               done();
-            }, 15_000).unref();
+            }, 15_000);
           },
         );
         req.on('error', () => done());
         req.end();
       }),
   };
-  const workers = Object.entries(loops).map(async ([, fn]) => {
+  const picked = Object.entries(loops).filter(([name]) => only.length === 0 || only.includes(name));
+  const workers = picked.map(async ([, fn]) => {
     while (running) await fn();
   });
   return {
@@ -146,6 +163,46 @@ function worstAnalyst(sqlUrl: string) {
       await Promise.all(workers);
     },
   };
+}
+
+/**
+ * The analyst in a process of its own (this file, `analyst <sql url>`): its loops, their reading
+ * and decompressing of answers, must not share the load generator's event loop, whose latency
+ * the rows report. It stops when its stdin closes and prints what it sent.
+ */
+function startAnalyst(sqlUrl: string, only: string) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, 'analyst', sqlUrl, only], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const looping = new Promise<void>((resolve) => {
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d;
+      if (out.includes('LOOPING')) resolve();
+    });
+  });
+  return {
+    looping,
+    stop: async (): Promise<Record<string, number>> => {
+      // 'close', not 'exit': its last line may come after it exited.
+      const exited = new Promise<void>((r) => proc.once('close', () => r()));
+      proc.stdin?.end();
+      await exited;
+      const line = /SENT (.*)/.exec(out)?.[1];
+      if (!line) throw new Error(`the analyst printed no SENT line: ${out.slice(-300)}`);
+      return JSON.parse(line) as Record<string, number>;
+    },
+  };
+}
+
+async function analystMain(sqlUrl: string, only: string): Promise<void> {
+  const analyst = worstAnalyst(sqlUrl, only ? only.split(',') : []);
+  process.stdout.write('LOOPING\n');
+  process.stdin.resume();
+  await new Promise<void>((r) => process.stdin.once('end', () => r()));
+  // The loops in flight end within their bounds (a slow body at its deadline, a reader at 15 s).
+  await analyst.stop();
+  process.stdout.write(`SENT ${JSON.stringify(analyst.sent)}\n`, () => process.exit(0));
 }
 
 /** `/readyz` every 500 ms until stopped: how many answers were not 200. */
@@ -176,7 +233,8 @@ function watchReady(api: string) {
 async function main(): Promise<void> {
   const { values, size, out } = benchArgs(
     'sql-worst-analyst',
-    { seconds: undefined, 'backfill-days': undefined, connections: '10' },
+    // `loops`: the analyst's loops to run, by name (a diagnostic: which one costs the API what); all by default.
+    { seconds: undefined, 'backfill-days': undefined, connections: '10', loops: 'all' },
     {
       tiny: { seconds: '3', 'backfill-days': '1' },
       full: { seconds: '30', 'backfill-days': '7' },
@@ -210,7 +268,7 @@ async function main(): Promise<void> {
     const quiet = await loadMix(url, paths, seconds, connections);
     const quietReadiness = await quietReady.stop();
 
-    const analyst = worstAnalyst(sqlUrl);
+    const analyst = startAnalyst(sqlUrl, values.loops === 'all' ? '' : values.loops);
     const busyReady = watchReady(url);
     let rssPeak = rssMb(pid);
     let analystsPeak = 0;
@@ -219,11 +277,12 @@ async function main(): Promise<void> {
       for (const c of children(pid)) analystsPeak = Math.max(analystsPeak, rssMb(c));
     }, 250);
     // The analyst's loops get going (the first compressed answers, the slow sockets opened) first.
+    await analyst.looping;
     await sleep(2000);
     const busy = await loadMix(url, paths, seconds, connections);
     const busyReadiness = await busyReady.stop();
     clearInterval(sampler);
-    await analyst.stop();
+    const sent = await analyst.stop();
     const rss1 = rssMb(pid);
     const growth = Math.max(rssPeak, rss1) - rss0;
     const errors = busy.errors + busy.non2xx;
@@ -233,7 +292,7 @@ async function main(): Promise<void> {
       busy,
       quietReadiness,
       busyReadiness,
-      analystSent: analyst.sent,
+      analystSent: sent,
       serviceRssMb: { before: round(rss0), peak: round(rssPeak), after: round(rss1) },
       analystsProcessPeakRssMb: round(analystsPeak),
       loadavgAfter: loadavg(),
@@ -283,12 +342,12 @@ async function main(): Promise<void> {
         row("the analysts' process's peak RSS (its own process; no target)", round(analystsPeak), 'MB'),
         row(
           'analyst requests sent',
-          Object.values(analyst.sent).reduce((a, b) => a + b, 0),
+          Object.values(sent).reduce((a, b) => a + b, 0),
           'requests',
           undefined,
           true,
           {
-            byKind: analyst.sent,
+            byKind: sent,
           },
         ),
       ],
@@ -299,7 +358,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+(process.argv[2] === 'analyst' ? analystMain(process.argv[3], process.argv[4] ?? '') : main()).catch(
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

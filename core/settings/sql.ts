@@ -126,9 +126,9 @@ export const sqlSchema = z
           .int()
           .min(0)
           .max(19)
-          .default(10)
+          .default(19)
           .describe(
-            "Nice value of the analysts' process's threads (Linux), in the service's own session: when a core is wanted by both, the API's thread (0) goes before analysts' queries, which share what is left with the pipeline (api.pipelineNice)",
+            "Nice value of the analysts' process's threads (Linux), in the service's own session: when a core is wanted by both, the API's thread (0) and the store and pipeline it waits on (api.pipelineNice) go before analysts' queries",
           ),
         maxServerMemoryBytes: z
           .number()
