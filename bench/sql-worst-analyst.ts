@@ -20,8 +20,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +30,7 @@ import { loadMix } from './load.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const SELF = fileURLToPath(import.meta.url);
+const CLIENT = fileURLToPath(new URL('./sql-worst-analyst-client.ts', import.meta.url));
 
 /** Resident memory of a process (MB), from /proc. */
 function rssMb(pid: number): number {
@@ -56,122 +55,45 @@ function children(pid: number): number[] {
   return out;
 }
 
-/** The analyst: each finding's request in a loop of its own until `stop()`; counts what it sent. */
-function worstAnalyst(sqlUrl: string, only: string[]) {
-  let running = true;
-  const sent: Record<string, number> = {};
-  const count = (k: string) => {
-    sent[k] = (sent[k] ?? 0) + 1;
-  };
-  // The answer's bytes are read and dropped as they come, never decoded: the analyst's client costs
-  // this machine (which the service shares with it) as little as a client can, and the server as
-  // much as it can.
-  const get = (what: string, query: string, extra = '', headers: Record<string, string> = {}) =>
-    new Promise<void>((done) => {
-      count(what);
-      const req = request(`${sqlUrl}/?query=${encodeURIComponent(query)}${extra}`, { headers }, (res) => {
-        res.resume();
-        res.on('end', () => done());
-        res.on('error', () => done());
-        res.on('close', () => done());
-      });
-      req.on('error', () => done());
-      req.end();
-    });
-  const big = 'SELECT randomPrintableASCII(100) FROM numbers(300000) FORMAT TSV';
-  const loops: Record<string, () => Promise<void>> = {
-    'compressed br': () =>
-      get('compressed br', big, '&enable_http_compression=1', { 'Accept-Encoding': 'br' }),
-    'compressed gzip': () =>
-      get('compressed gzip', big, '&enable_http_compression=1', { 'Accept-Encoding': 'gzip' }),
-    'compress=1': () => get('compress=1', big, '&compress=1'),
-    'forbidden reads': async () => {
-      for (const q of [
-        "DESCRIBE (SELECT 1 LIMIT (SELECT toString(groupArray((name, value))) FROM system.server_settings WHERE value LIKE '%/%'))",
-        'DESCRIBE (SELECT * FROM generateRandom((SELECT any(path) FROM system.disks)))',
-        "SELECT 'x' IN system.disks",
-        'DESCRIBE (SELECT 1 LIMIT (SELECT toString(groupArray(last_error_message)) FROM system.errors))',
-      ])
-        await get('forbidden reads', q);
-    },
-    'heavy, 1e-300': () =>
-      get(
-        'heavy, 1e-300',
-        'SELECT sum(cityHash64(number)) FROM numbers(100000000000)',
-        '&max_execution_time=1e-300',
-      ),
-    heavy: () => get('heavy', 'SELECT sum(cityHash64(number)) FROM numbers(100000000000)'),
-    'long parse': async () => {
-      count('long parse');
-      const where = Array.from({ length: 30_000 }, (_, i) => `${i} = ${i}`).join(' AND ');
-      await new Promise<void>((done) => {
-        const req = request(`${sqlUrl}/`, { method: 'POST' }, (res) => {
-          res.resume();
-          res.on('close', () => done());
-        });
-        req.on('error', () => done());
-        req.end(`SELECT 1 WHERE ${where}`);
-      });
-    },
-    'slow body': () =>
-      new Promise<void>((done) => {
-        count('slow body');
-        const req = request(
-          `${sqlUrl}/`,
-          { method: 'POST', headers: { 'Content-Length': '100000' } },
-          (res) => {
-            res.resume();
-            res.on('end', () => done());
-          },
-        );
-        req.on('error', () => done());
-        req.write('S');
-        const drip = setInterval(() => req.write(' '), 1000);
-        req.on('close', () => {
-          clearInterval(drip);
-          done();
-        });
-      }),
-    'slow reader': () =>
-      new Promise<void>((done) => {
-        count('slow reader');
-        const req = request(
-          `${sqlUrl}/?query=${encodeURIComponent("SELECT number, repeat('x', 100) FROM numbers(1000000)")}`,
-          (res) => {
-            res.pause();
-            res.socket.once('close', () => done());
-            // The server cuts a client that takes nothing for sql.http.clientTimeoutMs; a paused
-            // socket may not see it, so the loop goes on after a bound either way.
-            setTimeout(() => {
-              req.destroy();
-              done();
-            }, 15_000);
-          },
-        );
-        req.on('error', () => done());
-        req.end();
-      }),
-  };
-  const picked = Object.entries(loops).filter(([name]) => only.length === 0 || only.includes(name));
-  const workers = picked.map(async ([, fn]) => {
-    while (running) await fn();
-  });
-  return {
-    sent,
-    stop: async () => {
-      running = false;
-      await Promise.all(workers);
-    },
-  };
+/** A metric's value in a Prometheus exposition (the first series of that name, any labels). */
+function metric(text: string, name: string): number | undefined {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\}|[^{ ]*\\})? (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**
- * The analyst in a process of its own (this file, `analyst <sql url>`): its loops, their reading
- * and decompressing of answers, must not share the load generator's event loop, whose latency
- * the rows report. It stops when its stdin closes and prints what it sent.
+ * Bytes the analysts' copy alone holds on disk: its files whose only link is the copy's (parts the
+ * store merged away since the copy was made; the others are the store's own files, linked).
+ */
+function copyOnlyBytes(dir: string): number {
+  let bytes = 0;
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = join(d, name);
+      try {
+        const st = lstatSync(p);
+        if (st.isDirectory()) walk(p);
+        else if (st.isFile() && st.nlink === 1) bytes += st.size;
+      } catch {}
+    }
+  };
+  walk(dir);
+  return bytes;
+}
+
+/**
+ * The analyst (bench/sql-worst-analyst-client.ts) in a process of its own: its loops must not
+ * share the load generator's event loop, whose latency the rows report. It stops when its stdin
+ * closes and prints what it sent.
  */
 function startAnalyst(sqlUrl: string, only: string) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, 'analyst', sqlUrl, only], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLIENT, sqlUrl, only], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';
@@ -195,14 +117,49 @@ function startAnalyst(sqlUrl: string, only: string) {
   };
 }
 
-async function analystMain(sqlUrl: string, only: string): Promise<void> {
-  const analyst = worstAnalyst(sqlUrl, only ? only.split(',') : []);
-  process.stdout.write('LOOPING\n');
-  process.stdin.resume();
-  await new Promise<void>((r) => process.stdin.once('end', () => r()));
-  // The loops in flight end within their bounds (a slow body at its deadline, a reader at 15 s).
-  await analyst.stop();
-  process.stdout.write(`SENT ${JSON.stringify(analyst.sent)}\n`, () => process.exit(0));
+/**
+ * The analysts' copy over a window: its refreshes (the service's /metrics,
+ * vaultstream_sql_copy_*), its age sampled each second, and the disk only it holds.
+ */
+function watchCopy(api: string, data: string) {
+  const scrape = () =>
+    fetch(`${api}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
+  const phase = (t: string, part: 'count' | 'sum', p: string) =>
+    metric(t, `vaultstream_sql_copy_refresh_seconds_${part}\\{phase="${p}"[^}]*`) ?? 0;
+  const counts = (t: string) => ({
+    n: phase(t, 'count', 'swap'),
+    freeze: phase(t, 'sum', 'freeze'),
+    swap: phase(t, 'sum', 'swap'),
+    tables: metric(t, 'vaultstream_sql_copy_tables_total') ?? 0,
+  });
+  const first = scrape().then(counts);
+  let ageS = 0;
+  let onlyBytes = 0;
+  const timer = setInterval(() => {
+    onlyBytes = Math.max(onlyBytes, copyOnlyBytes(join(data, 'sql-analysts')));
+    void scrape().then((t) => {
+      ageS = Math.max(ageS, metric(t, 'vaultstream_sql_copy_age_seconds') ?? 0);
+    });
+  }, 1000);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      const a = await first;
+      const b = counts(await scrape());
+      const refreshes = b.n - a.n;
+      return {
+        refreshes,
+        meanRefreshMs:
+          refreshes > 0 ? round((1000 * (b.freeze + b.swap - a.freeze - a.swap)) / refreshes) : 0,
+        meanFreezeMs: refreshes > 0 ? round((1000 * (b.freeze - a.freeze)) / refreshes) : 0,
+        tablesPerRefresh: refreshes > 0 ? round((b.tables - a.tables) / refreshes, 1) : 0,
+        agePeakS: round(ageS, 1),
+        copyOnlyPeakMb: round(onlyBytes / 1048576, 1),
+      };
+    },
+  };
 }
 
 /** `/readyz` every 500 ms until stopped: how many answers were not 200. */
@@ -234,7 +191,8 @@ async function main(): Promise<void> {
   const { values, size, out } = benchArgs(
     'sql-worst-analyst',
     // `loops`: the analyst's loops to run, by name (a diagnostic: which one costs the API what); all by default.
-    { seconds: undefined, 'backfill-days': undefined, connections: '10', loops: 'all' },
+    // `refresh-ms`: the service's sql.analysts.refreshIntervalMs (default: the setting's).
+    { seconds: undefined, 'backfill-days': undefined, connections: '10', loops: 'all', 'refresh-ms': '' },
     {
       tiny: { seconds: '3', 'backfill-days': '1' },
       full: { seconds: '30', 'backfill-days': '7' },
@@ -254,6 +212,7 @@ async function main(): Promise<void> {
     VAULTSTREAM__devnet__backfillDays: values['backfill-days'],
     // The load is the benchmark's clients, all from loopback.
     VAULTSTREAM__api__rateLimit__enabled: 'false',
+    ...(values['refresh-ms'] ? { VAULTSTREAM__sql__analysts__refreshIntervalMs: values['refresh-ms'] } : {}),
   });
   try {
     const pid = proc.pid as number;
@@ -264,9 +223,11 @@ async function main(): Promise<void> {
     for (const p of paths) await (await fetch(`${url}${p}`)).arrayBuffer();
 
     const quietReady = watchReady(url);
+    const quietCopy = watchCopy(url, data);
     const rss0 = rssMb(pid);
     const quiet = await loadMix(url, paths, seconds, connections);
     const quietReadiness = await quietReady.stop();
+    const copyQuiet = await quietCopy.stop();
 
     const analyst = startAnalyst(sqlUrl, values.loops === 'all' ? '' : values.loops);
     const busyReady = watchReady(url);
@@ -279,8 +240,10 @@ async function main(): Promise<void> {
     // The analyst's loops get going (the first compressed answers, the slow sockets opened) first.
     await analyst.looping;
     await sleep(2000);
+    const busyCopy = watchCopy(url, data);
     const busy = await loadMix(url, paths, seconds, connections);
     const busyReadiness = await busyReady.stop();
+    const copyBusy = await busyCopy.stop();
     clearInterval(sampler);
     const sent = await analyst.stop();
     const rss1 = rssMb(pid);
@@ -295,6 +258,8 @@ async function main(): Promise<void> {
       analystSent: sent,
       serviceRssMb: { before: round(rss0), peak: round(rssPeak), after: round(rss1) },
       analystsProcessPeakRssMb: round(analystsPeak),
+      copyQuiet,
+      copyBusy,
       loadavgAfter: loadavg(),
     });
     const p99 = (n: typeof quiet) => n.fine?.p99Ms ?? n.p99Ms;
@@ -340,6 +305,33 @@ async function main(): Promise<void> {
           better: 'lower',
         }),
         row("the analysts' process's peak RSS (its own process; no target)", round(analystsPeak), 'MB'),
+        ...(['quiet', 'busy'] as const).flatMap((w) => {
+          const c = w === 'quiet' ? copyQuiet : copyBusy;
+          const when = w === 'quiet' ? 'no analyst' : 'the worst analyst';
+          return [
+            row(
+              `the analysts' copy, ${when}: mean refresh (freezes and swap)`,
+              c.meanRefreshMs,
+              'ms',
+              undefined,
+              true,
+              {
+                refreshes: c.refreshes,
+                tablesPerRefresh: c.tablesPerRefresh,
+              },
+            ),
+            row(
+              `the analysts' copy, ${when}: its age at most (staleness, sampled each second)`,
+              c.agePeakS,
+              's',
+            ),
+            row(
+              `the analysts' copy, ${when}: disk only it holds (parts the store merged away)`,
+              c.copyOnlyPeakMb,
+              'MB',
+            ),
+          ];
+        }),
         row(
           'analyst requests sent',
           Object.values(sent).reduce((a, b) => a + b, 0),
@@ -358,9 +350,7 @@ async function main(): Promise<void> {
   }
 }
 
-(process.argv[2] === 'analyst' ? analystMain(process.argv[3], process.argv[4] ?? '') : main()).catch(
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

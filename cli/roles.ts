@@ -209,6 +209,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       readinessConditions.push({ name: 'consumers', reasons: () => lag.reasons(max) });
   }
   let stopApi = async () => {};
+  // A taken SQL port fails the start before the API listens (the interface itself starts last).
+  if (store) await (await import('./sql.ts')).checkSqlPort(cfg, store);
   if (store && roles.includes('api')) {
     const [
       { createApp, listen, closeServer, statusBody },

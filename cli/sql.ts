@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type SqlHttp, startSqlHttp } from '../api/sql/server.ts';
+import { portFree, type SqlHttp, startSqlHttp } from '../api/sql/server.ts';
 import type { Config } from '../core/config.ts';
 import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -35,16 +35,11 @@ export interface SqlSession {
  * user whose password only this process knows.
  */
 export async function openSql(store: Store, settings: SqlSettings, log?: Logger): Promise<SqlSession> {
-  // An empty data directory has no database yet: say where the store was looked for.
   const [{ n }] = await store.query<{ n: string }>(
     'SELECT toString(count()) AS n FROM system.databases WHERE name = {db:String}',
     { db: store.database },
   );
-  if (n !== '1')
-    throw new VaultstreamError(
-      'STORE_UNAVAILABLE',
-      `UNKNOWN_DATABASE: Database ${store.database} does not exist; the store in this data directory is empty: run vaultstream start with it first, or point VAULTSTREAM_DATA_DIR (dataDir) at the one the service uses`,
-    );
+  const empty = n !== '1';
   const user = { name: 'vaultstream-cli', password: randomBytes(16).toString('hex') };
   const http = await startSqlHttp({
     store,
@@ -55,12 +50,22 @@ export async function openSql(store: Store, settings: SqlSettings, log?: Logger)
     },
   });
   return {
-    run: (query, opts) => {
+    run: async (query, opts) => {
       if (opts.write)
-        return Promise.reject(
-          new VaultstreamError('READ_ONLY', 'the SQL interface is read-only: --write runs on the store'),
-        );
-      return queryInterface(http.url, user, query, opts);
+        throw new VaultstreamError('READ_ONLY', 'the SQL interface is read-only: --write runs on the store');
+      try {
+        return await queryInterface(http.url, user, query, opts);
+      } catch (err) {
+        // An empty data directory has no database yet: say where the store was looked for.
+        const code = err instanceof VaultstreamError ? err.details?.clickhouseCode : undefined;
+        if (empty && (code === 60 || code === 81))
+          throw new VaultstreamError(
+            'STORE_UNAVAILABLE',
+            `UNKNOWN_DATABASE: Database ${store.database} does not exist; the store in this data directory is empty: run vaultstream start with it first, or point VAULTSTREAM_DATA_DIR (dataDir) at the one the service uses`,
+            { cause: err },
+          );
+        throw err;
+      }
     },
     close: () => http.close(),
   };
@@ -93,6 +98,27 @@ export function sqlAddressFile(dataDir: string): string {
   return join(resolve(dataDir), 'sql-http.json');
 }
 
+/** The SQL interface's port in use, as the service's start-up error. */
+function portInUse(cfg: Config, err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  return new VaultstreamError(
+    'PORT_IN_USE',
+    `the SQL interface cannot listen on ${cfg.sql.http.host}:${cfg.sql.http.port}: the port is in use; set sql.http.port (VAULTSTREAM__sql__http__port) or sql.http.enabled=false`,
+    { cause: err },
+  );
+}
+
+/**
+ * Fails at once when the SQL interface's port is taken: run before the roles start, so that is
+ * the start-up's error (the interface itself starts last, api/sql/server.ts).
+ */
+export async function checkSqlPort(cfg: Config, store: Store): Promise<void> {
+  if (store.kind !== 'chdb' || !cfg.sql.http.enabled || cfg.sql.http.port === 0) return;
+  await portFree(cfg.sql.http.host, cfg.sql.http.port).catch((err: unknown) => {
+    throw portInUse(cfg, err);
+  });
+}
+
 /**
  * Serves the ClickHouse-compatible SQL interface when the store is embedded (a ClickHouse
  * server has its own), records its address under the data directory, and returns its stop.
@@ -107,13 +133,7 @@ export async function serveSql(
   try {
     sql = await startSqlHttp({ store, settings: cfg.sql, log });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
-      throw new VaultstreamError(
-        'PORT_IN_USE',
-        `the SQL interface cannot listen on ${cfg.sql.http.host}:${cfg.sql.http.port}: the port is in use; set sql.http.port (VAULTSTREAM__sql__http__port) or sql.http.enabled=false`,
-        { cause: err },
-      );
-    throw err;
+    throw portInUse(cfg, err);
   }
   const file = sqlAddressFile(cfg.dataDir);
   writeFileSync(file, `${JSON.stringify({ url: sql.url, pid: process.pid })}\n`);

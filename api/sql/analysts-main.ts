@@ -40,7 +40,7 @@ export type ToAnalysts =
 export type FromAnalysts =
   | { type: 'listening'; url: string }
   | { type: 'applied'; id: number }
-  | { type: 'failed'; message: string; code?: string };
+  | { type: 'failed'; message: string; code?: string; address?: string; port?: number };
 
 const send = (m: FromAnalysts) => process.send?.(m);
 
@@ -117,7 +117,8 @@ process.once('disconnect', () => process.exit(0));
 process.once('message', (m: ToAnalysts) => {
   if (m.type !== 'start') return;
   start(m.start, m.generation).catch((err: NodeJS.ErrnoException) => {
-    send({ type: 'failed', message: err.message, code: err.code });
+    const { address, port } = err as NodeJS.ErrnoException & { address?: string; port?: number };
+    send({ type: 'failed', message: err.message, code: err.code, address, port });
     process.exit(70);
   });
 });

@@ -8,11 +8,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { VaultstreamError } from '../../core/errors.ts';
 import { processFilesDir } from '../../core/lock.ts';
 import type { Logger } from '../../core/log.ts';
+import { registry } from '../../core/metrics.ts';
 import type { SqlSettings } from '../../core/settings/sql.ts';
 import type { Store } from '../../store/client.ts';
 import type { Generation } from '../../store/read-only-replica.ts';
@@ -57,6 +60,33 @@ function processArgs(): string[] {
     : ['--import', 'tsx', fileURLToPath(new URL('./analysts-main.ts', import.meta.url))];
 }
 
+/** How long a refresh of the analysts' copy took (freezes, the analysts' process's swap). */
+const refreshSeconds = new Histogram({
+  name: 'vaultstream_sql_copy_refresh_seconds',
+  help: "Time to refresh the SQL interface's copy of the store, by phase: `freeze` here, `swap` in the analysts' process",
+  labelNames: ['phase'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+const copiedTables = new Counter({
+  name: 'vaultstream_sql_copy_tables_total',
+  help: "Tables copied into the SQL interface's copy (only those whose parts changed)",
+  registers: [registry],
+});
+/** When the copy last took the store's changes, per interface. */
+const lastRefresh = new Map<number, number>();
+new Gauge({
+  name: 'vaultstream_sql_copy_age_seconds',
+  help: "How long ago the SQL interface's copy last took the store's changes (or found none): its staleness, at most",
+  registers: [registry],
+  collect() {
+    this.reset();
+    const now = Date.now();
+    for (const [n, at] of lastRefresh) this.set({ interface: String(n) }, (now - at) / 1000);
+  },
+  labelNames: ['interface'],
+});
+
 /** Instances of the interface in this process (each has a directory and freeze names of its own). */
 let instances = 0;
 /** Restarts of a crashed analysts' process wait this long, doubled each time up to a minute. */
@@ -66,6 +96,9 @@ const RESTART_MS = 1000;
 export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   const { store, settings, log } = opts;
   checkExposure(settings.http);
+  // The port first, here: a port in use is the service's start-up error at once (with the
+  // listen error's address), not after the analysts' process has started.
+  if (settings.http.port !== 0) await portFree(settings.http.host, settings.http.port);
   const n = ++instances;
   let freezer: Freezer | undefined;
   let url = '';
@@ -88,7 +121,10 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
           resolveMsg(m as Extract<FromAnalysts, { type: T }>);
         } else if (m.type === 'failed') {
           cleanup();
-          reject(Object.assign(new Error(`the analysts' process failed: ${m.message}`), { code: m.code }));
+          const { code, address, port } = m;
+          reject(
+            Object.assign(new Error(`the analysts' process failed: ${m.message}`), { code, address, port }),
+          );
         }
       };
       const onExit = (code: number | null) => {
@@ -143,6 +179,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       freezes.done(generation);
     }
     port = Number(new URL(url).port);
+    lastRefresh.set(n, Date.now());
     restartMs = RESTART_MS;
     proc.once('exit', (code, signal) => {
       if (closing || child !== proc) return;
@@ -165,15 +202,23 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     const proc = child;
     const freezes = freezer;
     if (!proc || !freezes || closing) return;
+    const started = Date.now();
     const generation = await freezes.next();
-    if (!generation) return;
-    try {
-      const applied = waitFor(proc, 'applied', generation.id);
-      proc.send({ type: 'generation', generation } satisfies ToAnalysts);
-      await applied;
-    } finally {
-      freezes.done(generation);
+    if (generation) {
+      const frozen = Date.now();
+      try {
+        const applied = waitFor(proc, 'applied', generation.id);
+        proc.send({ type: 'generation', generation } satisfies ToAnalysts);
+        await applied;
+      } finally {
+        freezes.done(generation);
+      }
+      refreshSeconds.observe({ phase: 'freeze' }, (frozen - started) / 1000);
+      refreshSeconds.observe({ phase: 'swap' }, (Date.now() - frozen) / 1000);
+      copiedTables.inc(generation.tables.length);
     }
+    // The copy holds what the store held when this refresh began.
+    lastRefresh.set(n, started);
   };
   const refresh = () => {
     refreshing = refreshing.then(refreshOnce, refreshOnce);
@@ -202,6 +247,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     refresh,
     close: async () => {
       closing = true;
+      lastRefresh.delete(n);
       clearTimeout(timer);
       await refreshing.catch(() => undefined);
       const proc = child;
@@ -223,6 +269,15 @@ async function settingNames(store: Store): Promise<string[]> {
     await store.queryRaw('SELECT name FROM system.settings', { background: true })
   ).bytes.toString('utf8');
   return text.split('\n').filter((n) => n !== '');
+}
+
+/** Resolves when `host:port` can be listened on; else the listen error (EADDRINUSE, with its address). */
+export function portFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 function emptyGeneration(): Generation {
