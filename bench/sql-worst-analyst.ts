@@ -130,7 +130,7 @@ function watchCopy(api: string, data: string) {
     metric(t, `vaultstream_sql_copy_refresh_seconds_${part}\\{phase="${p}"[^}]*`) ?? 0;
   const counts = (t: string) => ({
     n: phase(t, 'count', 'swap'),
-    freeze: phase(t, 'sum', 'freeze'),
+    list: phase(t, 'sum', 'list'),
     swap: phase(t, 'sum', 'swap'),
     tables: metric(t, 'vaultstream_sql_copy_tables_total') ?? 0,
   });
@@ -151,9 +151,8 @@ function watchCopy(api: string, data: string) {
       const refreshes = b.n - a.n;
       return {
         refreshes,
-        meanRefreshMs:
-          refreshes > 0 ? round((1000 * (b.freeze + b.swap - a.freeze - a.swap)) / refreshes) : 0,
-        meanFreezeMs: refreshes > 0 ? round((1000 * (b.freeze - a.freeze)) / refreshes) : 0,
+        meanRefreshMs: refreshes > 0 ? round((1000 * (b.list + b.swap - a.list - a.swap)) / refreshes) : 0,
+        meanListMs: refreshes > 0 ? round((1000 * (b.list - a.list)) / refreshes) : 0,
         tablesPerRefresh: refreshes > 0 ? round((b.tables - a.tables) / refreshes, 1) : 0,
         agePeakS: round(ageS, 1),
         copyOnlyPeakMb: round(onlyBytes / 1048576, 1),
@@ -310,7 +309,7 @@ async function main(): Promise<void> {
           const when = w === 'quiet' ? 'no analyst' : 'the worst analyst';
           return [
             row(
-              `the analysts' copy, ${when}: mean refresh (freezes and swap)`,
+              `the analysts' copy, ${when}: mean refresh (the store's parts listed, linked and swapped in)`,
               c.meanRefreshMs,
               'ms',
               undefined,

@@ -50,8 +50,8 @@ const SELECTS = /^(SelectWithUnionQuery|SelectIntersectExceptQuery|SelectQuery)$
 
 const NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*|\x60(?:[^\x60\\]|\\.)*\x60)`;
 const STRING = String.raw`'(?:[^'\\]|\\.)*'`;
-const FORMAT = String.raw`(?: FORMAT [A-Za-z0-9_]+)?`;
-const PATTERN = String.raw`(?: (?:NOT )?I?LIKE ${STRING})?`;
+const FORMAT = '(?: FORMAT [A-Za-z0-9_]+)?';
+const PATTERN = `(?: (?:NOT )?I?LIKE ${STRING})?`;
 const LIMIT = String.raw`(?: LIMIT \d{1,18})?`;
 
 /** The SHOW statements accepted, as the engine's formatter writes them (names, a pattern, a number). */

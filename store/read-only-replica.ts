@@ -1,11 +1,10 @@
 /**
  * The analysts' copy of the service's database, refreshed one generation at a time. The service
- * (api/sql/freeze.ts) freezes each table that changed (`ALTER TABLE ... FREEZE`: hard links to
- * its active parts under the store's `shadow/`, which its merges never touch) and sends the
- * generation here; the analysts' engine (store/read-only-engine.ts) then, per table:
+ * (api/sql/generations.ts) lists each table whose active parts changed, with their directories,
+ * and sends the generation here; the analysts' engine (store/read-only-engine.ts) then, per table:
  *
- *   1. moves the frozen directory into its own store under a new table UUID (one rename: the
- *      parts stay hard links, the service's files are never opened for writing),
+ *   1. hard-links every file of its active parts into a directory of its own store, under a new
+ *      table UUID (the service's files are never opened, only linked),
  *   2. attaches it as INCOMING_DATABASE.<name> with the service's own CREATE statement, merges
  *      stopped (the copy is never rewritten: ReplacingMergeTree rows stay as the service has them),
  *   3. swaps it with the served table (`EXCHANGE TABLES`, atomic) and drops the old copy; the
@@ -17,7 +16,7 @@
  * every query reads one generation.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { link, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type EngineSession, INCOMING_DATABASE } from './read-only-engine.ts';
 
@@ -31,12 +30,15 @@ export interface ReplicaObject {
   create: string;
 }
 
+/** A MergeTree table with its active parts (each part's name and directory in the service's store). */
+export interface ReplicaTable extends ReplicaObject {
+  parts: { name: string; path: string }[];
+}
+
 export interface Generation {
   id: number;
-  /** The freeze's directory in the service's store (`<store>/shadow/<name>`). */
-  shadow: string;
-  /** The MergeTree tables frozen for this generation. */
-  tables: ReplicaObject[];
+  /** The MergeTree tables whose parts changed since the last generation. */
+  tables: ReplicaTable[];
   /** Every view and materialized view, with its statement. */
   views: ReplicaObject[];
   /** Every name the service's database has now (what is not here is dropped). */
@@ -44,6 +46,21 @@ export interface Generation {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Hard-links every file under `from` to the same place under `to` (directories made, nothing copied). */
+async function linkTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map((e) =>
+      e.isDirectory()
+        ? linkTree(join(from, e.name), join(to, e.name))
+        : e.isFile()
+          ? link(join(from, e.name), join(to, e.name))
+          : Promise.resolve(),
+    ),
+  );
+}
 
 export interface Replica {
   /** Applies a generation; resolves once every table and view of it is served. */
@@ -58,16 +75,13 @@ export function createReplica(admin: EngineSession, path: string, served: string
   const present = new Map<string, string>();
   const run = (sql: string) => admin.queryAsync(sql, { format: 'TSVRaw' });
 
-  async function attach(t: ReplicaObject, shadow: string): Promise<void> {
+  async function attach(t: ReplicaTable): Promise<void> {
     const prefix = `CREATE TABLE ${served}.${t.name} `;
     if (!IDENT.test(t.name) || !t.create.startsWith(prefix)) return;
     const id = randomUUID();
-    const from = join(shadow, 'store', t.uuid.slice(0, 3), t.uuid);
     const to = join(path, 'store', id.slice(0, 3), id);
-    mkdirSync(join(path, 'store', id.slice(0, 3)), { recursive: true });
-    // A table without parts has nothing frozen.
-    if (existsSync(from)) renameSync(from, to);
-    else mkdirSync(to, { recursive: true });
+    await mkdir(to, { recursive: true });
+    for (const part of t.parts) await linkTree(part.path, join(to, part.name));
     await run(`ATTACH TABLE ${INCOMING_DATABASE}.${t.name} UUID '${id}' ${t.create.slice(prefix.length)}`);
     await run(`SYSTEM STOP MERGES ${INCOMING_DATABASE}.${t.name}`);
     const was = present.get(t.name);
@@ -116,7 +130,7 @@ export function createReplica(admin: EngineSession, path: string, served: string
 
   return {
     async apply(gen) {
-      for (const t of gen.tables) await attach(t, gen.shadow);
+      for (const t of gen.tables) await attach(t);
       const names = new Set(gen.names);
       for (const [name, engine] of [...present]) if (!names.has(name)) await drop(name, engine);
       await syncViews(gen.views);

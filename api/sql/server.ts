@@ -1,7 +1,7 @@
 /**
  * The ClickHouse-compatible SQL interface for the data team and BI tools, started by the service:
  * it runs in a process of its own, the analysts' (api/sql/analysts-main.ts), over a read-only
- * copy of the service's database that this side refreshes (api/sql/freeze.ts) at most every
+ * copy of the service's database that this side refreshes (api/sql/generations.ts) at most every
  * sql.analysts.refreshIntervalMs, when a table changed. Nothing an analyst sends is read, parsed,
  * run, formatted or compressed in this process; a crash of the analysts' process is logged and
  * the process started again on a fresh copy (docs/architecture.md#the-sql-interface).
@@ -20,7 +20,7 @@ import type { SqlSettings } from '../../core/settings/sql.ts';
 import type { Store } from '../../store/client.ts';
 import type { Generation } from '../../store/read-only-replica.ts';
 import type { FromAnalysts, ToAnalysts } from './analysts-main.ts';
-import { createFreezer, type Freezer, storeDirectory, sweepFreezes } from './freeze.ts';
+import { createGenerations, type Generations, storeDirectory } from './generations.ts';
 
 export interface SqlHttpOptions {
   store: Store;
@@ -60,10 +60,10 @@ function processArgs(): string[] {
     : ['--import', 'tsx', fileURLToPath(new URL('./analysts-main.ts', import.meta.url))];
 }
 
-/** How long a refresh of the analysts' copy took (freezes, the analysts' process's swap). */
+/** How long a refresh of the analysts' copy took (the listing here, the analysts' process's swap). */
 const refreshSeconds = new Histogram({
   name: 'vaultstream_sql_copy_refresh_seconds',
-  help: "Time to refresh the SQL interface's copy of the store, by phase: `freeze` here, `swap` in the analysts' process",
+  help: "Time to refresh the SQL interface's copy of the store, by phase: `list` (the store's parts) here, `swap` (links, attach, exchange) in the analysts' process",
   labelNames: ['phase'] as const,
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
@@ -87,7 +87,7 @@ new Gauge({
   labelNames: ['interface'],
 });
 
-/** Instances of the interface in this process (each has a directory and freeze names of its own). */
+/** Instances of the interface in this process (each has a directory of its own). */
 let instances = 0;
 /** Restarts of a crashed analysts' process wait this long, doubled each time up to a minute. */
 const RESTART_MS = 1000;
@@ -100,7 +100,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
   // listen error's address), not after the analysts' process has started.
   if (settings.http.port !== 0) await portFree(settings.http.host, settings.http.port);
   const n = ++instances;
-  let freezer: Freezer | undefined;
+  let generations: Generations | undefined;
   let url = '';
   let port = settings.http.port;
   let child: ChildProcess | undefined;
@@ -140,18 +140,17 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     });
 
   const launch = async (): Promise<void> => {
-    if (!freezer) {
+    if (!generations) {
       const storePath = await storeDirectory(store);
-      sweepFreezes(storePath);
-      freezer = createFreezer(store, `sql_${process.pid}_${n}`, storePath);
+      generations = createGenerations(store, storePath);
       dir = join(processFilesDir(dirname(storePath), 'sql-analysts'), `${process.pid}-${n}`);
       roots = [dirname(storePath), storePath, dir];
       engineSettings = await settingNames(store);
     }
-    const freezes = freezer;
+    const gens = generations;
     rmSync(dir, { recursive: true, force: true });
-    freezes.reset();
-    const generation = (await freezes.next()) ?? emptyGeneration();
+    gens.reset();
+    const generation = (await gens.next()) ?? emptyGeneration();
     const proc = spawn(process.execPath, processArgs(), {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '8' },
@@ -175,8 +174,6 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     } catch (err) {
       proc.kill('SIGKILL');
       throw err;
-    } finally {
-      freezes.done(generation);
     }
     port = Number(new URL(url).port);
     lastRefresh.set(n, Date.now());
@@ -200,21 +197,17 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
 
   const refreshOnce = async (): Promise<void> => {
     const proc = child;
-    const freezes = freezer;
-    if (!proc || !freezes || closing) return;
+    const gens = generations;
+    if (!proc || !gens || closing) return;
     const started = Date.now();
-    const generation = await freezes.next();
+    const generation = await gens.next();
     if (generation) {
-      const frozen = Date.now();
-      try {
-        const applied = waitFor(proc, 'applied', generation.id);
-        proc.send({ type: 'generation', generation } satisfies ToAnalysts);
-        await applied;
-      } finally {
-        freezes.done(generation);
-      }
-      refreshSeconds.observe({ phase: 'freeze' }, (frozen - started) / 1000);
-      refreshSeconds.observe({ phase: 'swap' }, (Date.now() - frozen) / 1000);
+      const listed = Date.now();
+      const applied = waitFor(proc, 'applied', generation.id);
+      proc.send({ type: 'generation', generation } satisfies ToAnalysts);
+      await applied;
+      refreshSeconds.observe({ phase: 'list' }, (listed - started) / 1000);
+      refreshSeconds.observe({ phase: 'swap' }, (Date.now() - listed) / 1000);
       copiedTables.inc(generation.tables.length);
     }
     // The copy holds what the store held when this refresh began.
@@ -281,5 +274,5 @@ export function portFree(host: string, port: number): Promise<void> {
 }
 
 function emptyGeneration(): Generation {
-  return { id: 0, shadow: '', tables: [], views: [], names: [] };
+  return { id: 0, tables: [], views: [], names: [] };
 }

@@ -1,2 +1,2 @@
--- Where the service's engine keeps its data: freezes land under its shadow/ (api/sql/freeze.ts).
+-- Where the service's engine keeps its data: every part the analysts' copy links is under it (api/sql/generations.ts).
 SELECT path FROM system.disks WHERE name = 'default'
