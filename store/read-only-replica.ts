@@ -24,7 +24,7 @@ import { type EngineSession, INCOMING_DATABASE } from './read-only-engine.ts';
 export interface ReplicaObject {
   name: string;
   engine: string;
-  /** Its UUID in the service's store (where its frozen parts are). */
+  /** Its UUID in the service's store (the directory its parts are under). */
   uuid: string;
   /** Its CREATE statement, as the service's engine writes it (`system.tables.create_table_query`). */
   create: string;
