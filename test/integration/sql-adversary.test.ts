@@ -153,11 +153,14 @@ describe('generated adversarial statements', () => {
   it('through the vaultstream sql command: refused, exit 2, no path, nothing written', async () => {
     const env = { VAULTSTREAM_DATA_DIR: join(dir, 'cli-data') };
     expect((await runCli(['sql', '--write', 'CREATE DATABASE IF NOT EXISTS vaultstream'], env)).code).toBe(0);
-    // One statement per kind of position, over the objects the probe used.
+    // One statement per kind of position, over the objects the probe used, and two that write a file.
     const few = [
       "DESCRIBE (SELECT 1 LIMIT (SELECT toString(groupArray((name, value))) FROM system.server_settings WHERE value LIKE '%/%'))",
       `SELECT * FROM file('${victim}', 'LineAsString')`,
       'SELECT x FROM (SELECT data_paths AS x FROM system.tables)',
+      // What the command must not write (the check below).
+      `SELECT 1 INTO OUTFILE '${join(dir, 'written.txt')}'`,
+      `INSERT INTO FUNCTION file('${join(dir, 'written.txt')}', 'TSV') SELECT 1`,
     ];
     for (const sql of few) {
       const res = await runCli(['sql', sql], env);
