@@ -2,9 +2,10 @@
  * The worst analyst of bench/sql-worst-analyst.ts, in a process of its own (`tsx
  * bench/sql-worst-analyst-client.ts <sql url> [loop,...]`): every request of the second SQL
  * probe's findings, each in a loop of its own, until its stdin closes; then it prints what it
- * sent (`SENT {...}`). It reads answers raw and drops them, never decoding them: the analyst's
- * client costs this machine, which the service shares with it, as little as a client can, and
- * the server as much as it can. Apart from the load generator, whose loop the rows time.
+ * sent and the answers by loop and status (`SENT {"sent": {...}, "answers": {...}}`). It reads
+ * answers raw and drops them, never decoding them: the analyst's client costs this machine,
+ * which the service shares with it, as little as a client can, and the server as much as it can.
+ * Apart from the load generator, whose loop the rows time.
  */
 import { request } from 'node:http';
 
@@ -12,8 +13,14 @@ import { request } from 'node:http';
 export function worstAnalyst(sqlUrl: string, only: string[]) {
   let running = true;
   const sent: Record<string, number> = {};
+  /** The answers by loop and status (`error`: no answer, the connection failed or was cut). */
+  const answers: Record<string, number> = {};
   const count = (k: string) => {
     sent[k] = (sent[k] ?? 0) + 1;
+  };
+  const answered = (k: string, status: number | undefined) => {
+    const key = `${k} ${status ?? 'error'}`;
+    answers[key] = (answers[key] ?? 0) + 1;
   };
   // The answer's bytes are read and dropped as they come, never decoded: the analyst's client costs
   // this machine (which the service shares with it) as little as a client can, and the server as
@@ -22,12 +29,16 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
     new Promise<void>((done) => {
       count(what);
       const req = request(`${sqlUrl}/?query=${encodeURIComponent(query)}${extra}`, { headers }, (res) => {
+        answered(what, res.statusCode);
         res.resume();
         res.on('end', () => done());
         res.on('error', () => done());
         res.on('close', () => done());
       });
-      req.on('error', () => done());
+      req.on('error', () => {
+        answered(what, undefined);
+        done();
+      });
       req.end();
     });
   const big = 'SELECT randomPrintableASCII(100) FROM numbers(300000) FORMAT TSV';
@@ -58,10 +69,14 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
       const where = Array.from({ length: 30_000 }, (_, i) => `${i} = ${i}`).join(' AND ');
       await new Promise<void>((done) => {
         const req = request(`${sqlUrl}/`, { method: 'POST' }, (res) => {
+          answered('long parse', res.statusCode);
           res.resume();
           res.on('close', () => done());
         });
-        req.on('error', () => done());
+        req.on('error', () => {
+          answered('long parse', undefined);
+          done();
+        });
         req.end(`SELECT 1 WHERE ${where}`);
       });
     },
@@ -72,11 +87,15 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
           `${sqlUrl}/`,
           { method: 'POST', headers: { 'Content-Length': '100000' } },
           (res) => {
+            answered('slow body', res.statusCode);
             res.resume();
             res.on('end', () => done());
           },
         );
-        req.on('error', () => done());
+        req.on('error', () => {
+          answered('slow body', undefined);
+          done();
+        });
         req.write('S');
         const drip = setInterval(() => req.write(' '), 1000);
         req.on('close', () => {
@@ -90,6 +109,7 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
         const req = request(
           `${sqlUrl}/?query=${encodeURIComponent("SELECT number, repeat('x', 100) FROM numbers(1000000)")}`,
           (res) => {
+            answered('slow reader', res.statusCode);
             res.pause();
             res.socket.once('close', () => done());
             // The server cuts a client that takes nothing for sql.http.clientTimeoutMs; a paused
@@ -100,7 +120,10 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
             }, 15_000);
           },
         );
-        req.on('error', () => done());
+        req.on('error', () => {
+          answered('slow reader', undefined);
+          done();
+        });
         req.end();
       }),
   };
@@ -110,6 +133,7 @@ export function worstAnalyst(sqlUrl: string, only: string[]) {
   });
   return {
     sent,
+    answers,
     stop: async () => {
       running = false;
       await Promise.all(workers);
@@ -124,7 +148,9 @@ async function analystMain(sqlUrl: string, only: string): Promise<void> {
   await new Promise<void>((r) => process.stdin.once('end', () => r()));
   // The loops in flight end within their bounds (a slow body at its deadline, a reader at 15 s).
   await analyst.stop();
-  process.stdout.write(`SENT ${JSON.stringify(analyst.sent)}\n`, () => process.exit(0));
+  process.stdout.write(`SENT ${JSON.stringify({ sent: analyst.sent, answers: analyst.answers })}\n`, () =>
+    process.exit(0),
+  );
 }
 
 analystMain(process.argv[2], process.argv[3] ?? '').catch((err) => {

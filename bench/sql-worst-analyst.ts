@@ -90,7 +90,7 @@ function copyOnlyBytes(dir: string): number {
 /**
  * The analyst (bench/sql-worst-analyst-client.ts) in a process of its own: its loops must not
  * share the load generator's event loop, whose latency the rows report. It stops when its stdin
- * closes and prints what it sent.
+ * closes and prints what it sent and what it was answered.
  */
 function startAnalyst(sqlUrl: string, only: string) {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLIENT, sqlUrl, only], {
@@ -105,14 +105,14 @@ function startAnalyst(sqlUrl: string, only: string) {
   });
   return {
     looping,
-    stop: async (): Promise<Record<string, number>> => {
+    stop: async (): Promise<{ sent: Record<string, number>; answers: Record<string, number> }> => {
       // 'close', not 'exit': its last line may come after it exited.
       const exited = new Promise<void>((r) => proc.once('close', () => r()));
       proc.stdin?.end();
       await exited;
       const line = /SENT (.*)/.exec(out)?.[1];
       if (!line) throw new Error(`the analyst printed no SENT line: ${out.slice(-300)}`);
-      return JSON.parse(line) as Record<string, number>;
+      return JSON.parse(line) as { sent: Record<string, number>; answers: Record<string, number> };
     },
   };
 }
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
     cores: cpus().length,
     loadavgBefore: loadavg(),
   };
-  const { proc, url } = await startVaultstream('start', data, {
+  const { proc, url, logged } = await startVaultstream('start', data, {
     VAULTSTREAM__devnet__backfillDays: values['backfill-days'],
     // The load is the benchmark's clients, all from loopback.
     VAULTSTREAM__api__rateLimit__enabled: 'false',
@@ -254,7 +254,10 @@ async function main(): Promise<void> {
       busy,
       quietReadiness,
       busyReadiness,
-      analystSent: sent,
+      analystSent: sent.sent,
+      analystAnswers: sent.answers,
+      // What the service logged at warn and above, by message (an analysts' process that exited shows here).
+      serviceLogged: logged(),
       serviceRssMb: { before: round(rss0), peak: round(rssPeak), after: round(rss1) },
       analystsProcessPeakRssMb: round(analystsPeak),
       copyQuiet,
@@ -333,12 +336,12 @@ async function main(): Promise<void> {
         }),
         row(
           'analyst requests sent',
-          Object.values(sent).reduce((a, b) => a + b, 0),
+          Object.values(sent.sent).reduce((a, b) => a + b, 0),
           'requests',
           undefined,
           true,
           {
-            byKind: sent,
+            byKind: sent.sent,
           },
         ),
       ],
