@@ -16,7 +16,7 @@
  * every query reads one generation.
  */
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readdir } from 'node:fs/promises';
+import { link, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type EngineSession, INCOMING_DATABASE } from './read-only-engine.ts';
 
@@ -63,9 +63,16 @@ async function linkTree(from: string, to: string): Promise<void> {
 }
 
 export interface Replica {
-  /** Applies a generation; resolves once every table and view of it is served. */
-  apply(gen: Generation): Promise<void>;
+  /**
+   * Applies a generation; resolves once every table and view of it is served, with the tables
+   * whose parts were gone before they were linked (they keep their last copy; the service lists
+   * them again next time).
+   */
+  apply(gen: Generation): Promise<{ missed: string[] }>;
 }
+
+/** Whether `err` is a file or directory that is not there (a part the store removed meanwhile). */
+const gone = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /** The replica in the analysts' engine at `path` (its data directory), serving `served`. */
 export function createReplica(admin: EngineSession, path: string, served: string): Replica {
@@ -75,13 +82,22 @@ export function createReplica(admin: EngineSession, path: string, served: string
   const present = new Map<string, string>();
   const run = (sql: string) => admin.queryAsync(sql, { format: 'TSVRaw' });
 
-  async function attach(t: ReplicaTable): Promise<void> {
+  /** Serves `t`'s listed parts; false when one was gone before it was linked (nothing changed). */
+  async function attach(t: ReplicaTable): Promise<boolean> {
     const prefix = `CREATE TABLE ${served}.${t.name} `;
-    if (!IDENT.test(t.name) || !t.create.startsWith(prefix)) return;
+    if (!IDENT.test(t.name) || !t.create.startsWith(prefix)) return true;
     const id = randomUUID();
     const to = join(path, 'store', id.slice(0, 3), id);
     await mkdir(to, { recursive: true });
-    for (const part of t.parts) await linkTree(part.path, join(to, part.name));
+    try {
+      for (const part of t.parts) await linkTree(part.path, join(to, part.name));
+    } catch (err) {
+      // Between the listing and the links the store may drop the table, or delete a part a merge
+      // or a rewrite replaced: the listing is stale, not the copy, which stays as it was.
+      await rm(to, { recursive: true, force: true });
+      if (gone(err)) return false;
+      throw err;
+    }
     await run(`ATTACH TABLE ${INCOMING_DATABASE}.${t.name} UUID '${id}' ${t.create.slice(prefix.length)}`);
     await run(`SYSTEM STOP MERGES ${INCOMING_DATABASE}.${t.name}`);
     const was = present.get(t.name);
@@ -93,6 +109,7 @@ export function createReplica(admin: EngineSession, path: string, served: string
       await run(`RENAME TABLE ${INCOMING_DATABASE}.${t.name} TO ${served}.${t.name}`);
     }
     present.set(t.name, t.engine);
+    return true;
   }
 
   async function drop(name: string, engine: string): Promise<void> {
@@ -130,10 +147,12 @@ export function createReplica(admin: EngineSession, path: string, served: string
 
   return {
     async apply(gen) {
-      for (const t of gen.tables) await attach(t);
+      const missed: string[] = [];
+      for (const t of gen.tables) if (!(await attach(t))) missed.push(t.name);
       const names = new Set(gen.names);
       for (const [name, engine] of [...present]) if (!names.has(name)) await drop(name, engine);
       await syncViews(gen.views);
+      return { missed };
     },
   };
 }

@@ -38,8 +38,9 @@ export type ToAnalysts =
   | { type: 'close' };
 
 export type FromAnalysts =
-  | { type: 'listening'; url: string }
-  | { type: 'applied'; id: number }
+  /** `missed`: tables of the generation whose parts were gone before they were linked. */
+  | { type: 'listening'; url: string; missed: string[] }
+  | { type: 'applied'; id: number; missed: string[] }
   | { type: 'failed'; message: string; code?: string; address?: string; port?: number };
 
 const send = (m: FromAnalysts) => process.send?.(m);
@@ -68,7 +69,7 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
   await pruneEngine(admin, s.served);
   took('engine pruned');
   const replica = createReplica(admin, path, s.served);
-  await replica.apply(first);
+  const { missed } = await replica.apply(first);
   took('first copy served');
   let applying: Promise<void> | undefined;
   const lanes = await startLanes(s.settings.http.maxConcurrentQueries, {
@@ -90,8 +91,8 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
       const gen = m.generation;
       applying = replica
         .apply(gen)
-        .then(() => {
-          send({ type: 'applied', id: gen.id });
+        .then(({ missed }) => {
+          send({ type: 'applied', id: gen.id, missed });
         })
         .catch((err: Error) => {
           log.error({ err }, 'sql analysts: a generation could not be applied');
@@ -107,7 +108,7 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
       process.exit(0);
     }
   });
-  send({ type: 'listening', url });
+  send({ type: 'listening', url, missed });
 }
 
 // The service stops it (`close`) after its own requests; a terminal's Ctrl-C reaches both.

@@ -7,9 +7,9 @@
  * no freeze, no file opened.
  *
  * Why links of live parts hold: a part is immutable once active (a merge or a mutation writes a new
- * one), and the engine removes an outdated part's files only `old_parts_lifetime` (8 minutes by
- * default) after it stopped being active, while the links are made within seconds of the listing.
- * Tables are listed together but a batch may land between two of them: it may be in one table's
+ * one), so a link is the part as listed. A part may be gone before it is linked (its table dropped,
+ * or the part removed once a merge replaced it): that table keeps its last copy and is listed again
+ * at the next generation (`forget`). Tables are listed together but a batch may land between two of them: it may be in one table's
  * copy and not yet in another's until the next generation.
  */
 import { readFileSync } from 'node:fs';
@@ -30,6 +30,8 @@ export interface Generations {
   next(): Promise<Generation | undefined>;
   /** Forgets what was sent: the next generation copies every table (a restarted process). */
   reset(): void;
+  /** Forgets what was sent of `tables` (their parts were gone before the copy linked them). */
+  forget(tables: string[]): void;
 }
 
 /** The store's engine directory (its `default` disk), where every part it lists lives. */
@@ -86,6 +88,9 @@ export function createGenerations(store: Store, storePath: string): Generations 
       sent = new Map();
       views = '';
       names = '';
+    },
+    forget(tables) {
+      for (const t of tables) sent.delete(t);
     },
   };
 }

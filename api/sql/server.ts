@@ -170,7 +170,9 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
     };
     proc.send(start);
     try {
-      url = (await waitFor(proc, 'listening')).url;
+      const listening = await waitFor(proc, 'listening');
+      url = listening.url;
+      gens.forget(listening.missed);
     } catch (err) {
       proc.kill('SIGKILL');
       throw err;
@@ -205,7 +207,7 @@ export async function startSqlHttp(opts: SqlHttpOptions): Promise<SqlHttp> {
       const listed = Date.now();
       const applied = waitFor(proc, 'applied', generation.id);
       proc.send({ type: 'generation', generation } satisfies ToAnalysts);
-      await applied;
+      gens.forget((await applied).missed);
       refreshSeconds.observe({ phase: 'list' }, (listed - started) / 1000);
       refreshSeconds.observe({ phase: 'swap' }, (Date.now() - listed) / 1000);
       copiedTables.inc(generation.tables.length);
