@@ -1,7 +1,7 @@
 /**
  * The worst analyst of bench/sql-worst-analyst.ts, in a process of its own (`tsx
- * bench/sql-worst-analyst-client.ts <sql url> [loop,...]`): every request of the second SQL
- * probe's findings, each in a loop of its own, until its stdin closes; then it prints what it
+ * bench/sql-worst-analyst-client.ts <sql url> [loop,...]`): every request of the findings in
+ * test/integration/sql-findings.test.ts, each in a loop of its own, until its stdin closes; then it prints what it
  * sent and the answers by loop and status (`SENT {"sent": {...}, "answers": {...}}`). It reads
  * answers raw and drops them, never decoding them: the analyst's client costs this machine,
  * which the service shares with it, as little as a client can, and the server as much as it can.

@@ -5,7 +5,7 @@
  *
  * `vaultstream start` on the default devnet (live: the simulator keeps landing data), then the
  * API's read mix (bench/live-uncached.ts MIX) at `connections` for `seconds`, twice: quiet, and
- * while an analyst loops every request of the second SQL probe's findings against the SQL
+ * while an analyst loops every request of sql-findings.test.ts's findings against the SQL
  * interface at once (each of these a loop of its own):
  *   1. compressed large results: 30 MB of TSV with `Accept-Encoding: br`, gzip, and compress=1;
  *   2. DESCRIBE (subquery) / IN / scalar subqueries over the forbidden system tables;

@@ -1,5 +1,5 @@
 /**
- * `/readyz` and the store's writes (the second SQL probe, finding 6): while every insert fails
+ * `/readyz` and the store's writes (finding 6 of sql-findings.test.ts): while every insert fails
  * for lack of disk space the service is not ready, from the first failure (not after
  * api.readiness.maxLagSeconds), and ready again once an insert succeeds; and no reason shows a
  * path of this machine. The failures are real: the insert's spool file is a link to /dev/full,

@@ -153,7 +153,7 @@ describe('generated adversarial statements', () => {
   it('through the vaultstream sql command: refused, exit 2, no path, nothing written', async () => {
     const env = { VAULTSTREAM_DATA_DIR: join(dir, 'cli-data') };
     expect((await runCli(['sql', '--write', 'CREATE DATABASE IF NOT EXISTS vaultstream'], env)).code).toBe(0);
-    // One statement per kind of position, over the objects the probe used, and two that write a file.
+    // One statement per kind of position, over the objects sql-findings.test.ts uses, and two that write a file.
     const few = [
       "DESCRIBE (SELECT 1 LIMIT (SELECT toString(groupArray((name, value))) FROM system.server_settings WHERE value LIKE '%/%'))",
       `SELECT * FROM file('${victim}', 'LineAsString')`,

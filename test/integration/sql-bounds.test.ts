@@ -3,7 +3,7 @@
  * as its inflated bytes pass the limit (not after inflating a gigabyte, in the analysts' process
  * whose memory is measured); a query slot is taken only once the whole body is in, and a body that
  * does not arrive by sql.http.clientTimeoutMs is refused (two connections that trickle a body hold
- * no slot: finding 4 of the second SQL probe); beyond the running queries a bounded queue answers
+ * no slot: finding 4 of sql-findings.test.ts); beyond the running queries a bounded queue answers
  * in turn; a user without a password is only served on loopback.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The second probe of the SQL interface, one test per finding (the fourth, two slow bodies
+ * A hostile analyst against the SQL interface, one test per finding (the fourth, two slow bodies
  * locking out every analyst, is in sql-bounds.test.ts). Each ran against the interface before it
  * was built as it is now and failed there: a compressed result froze this process's event loop;
  * DESCRIBE (subquery), `IN <table>` and scalar subqueries read the server's settings, disks and
