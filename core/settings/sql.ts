@@ -77,7 +77,7 @@ export const sqlSchema = z
           .max(600_000)
           .default(10_000)
           .describe(
-            'How long a request may take to send its headers and whole body, and how long an answer may wait for a client that stops reading it (ms); past either the connection is closed and its query slot freed',
+            'How long a request may take to send its headers and whole body, and how long an answer may wait for a client that stops reading it (ms); past either the connection is closed and its query slot freed.',
           ),
         checkTimeoutMs: z
           .number()
@@ -86,7 +86,7 @@ export const sqlSchema = z
           .max(60_000)
           .default(5_000)
           .describe(
-            'How long the engine may take to parse and resolve a query before it runs (ms): a query that takes longer to check is refused (HTTP 400)',
+            'How long the engine may take to parse and resolve a query before it runs (ms): a query that takes longer to check is refused (HTTP 400).',
           ),
       })
       .strict()
@@ -119,7 +119,7 @@ export const sqlSchema = z
           .max(3_600_000)
           .default(2_000)
           .describe(
-            "How often the analysts' copy of the service's tables takes the service's new data (ms): at most this much older than the store, plus the refresh itself",
+            "How often the analysts' copy of the service's tables takes the service's new data (ms): at most this much older than the store, plus the refresh itself.",
           ),
         nice: z
           .number()
@@ -128,7 +128,7 @@ export const sqlSchema = z
           .max(19)
           .default(19)
           .describe(
-            "Nice value of the analysts' process's threads (Linux), in the service's own session: when a core is wanted by both, the API's thread (0) and the store and pipeline it waits on (api.pipelineNice) go before analysts' queries",
+            "Nice value of the analysts' process's threads (Linux), in the service's own session: when a core is wanted by both, the API's thread (0) and the store and pipeline it waits on (api.pipelineNice) go before analysts' queries.",
           ),
         maxServerMemoryBytes: z
           .number()
@@ -136,7 +136,7 @@ export const sqlSchema = z
           .min(67_108_864)
           .default(4_294_967_296)
           .describe(
-            "Memory the analysts' engine may hold in all (its max_server_memory_usage): past it their queries fail, the service is not touched",
+            "Memory the analysts' engine may hold in all (its max_server_memory_usage): past it their queries fail, the service is not touched.",
           ),
       })
       .strict()
