@@ -12,11 +12,12 @@
  * role), wall-clock time minus the stored watermark's block time.
  *
  * The store is read at most once per `minIntervalMs` (single flight), so probes never
- * flood the one-query-at-a-time engine.
+ * flood the one-query-at-a-time engine. No reason shows a path of this machine.
  */
 import { errorMessage } from '../core/errors.ts';
 import type { Store } from '../store/client.ts';
 import { listMigrations } from '../views/migrate.ts';
+import { withoutAnyPath } from './paths-hidden.ts';
 
 /** What the readiness check needs of an EVM chain's progress (`EvmIngest.progress()`). */
 export interface ChainPhase {
@@ -201,12 +202,14 @@ export class Readiness {
       });
       for (const w of why) reasons.push(`chain ${chainId}: ${w}`);
     }
+    // Reasons are shown to any client: an error's text names the data directory's files.
+    for (const c of chains) c.reasons = c.reasons.map(withoutAnyPath);
     return {
       status: reasons.length === 0 ? 'ready' : 'not_ready',
       migrations: { ok: missing.length === 0 && (this.opts.migrated?.() ?? true), missing },
       maxLagSeconds: this.opts.maxLagSeconds,
       chains,
-      reasons,
+      reasons: reasons.map(withoutAnyPath),
       checkedAt: new Date(now).toISOString(),
     };
   }

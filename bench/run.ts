@@ -48,6 +48,7 @@ const SCRIPTS: Script[] = [
   { name: 'views', file: 'views.ts' },
   { name: 'sql-contention', file: 'sql-contention.ts' },
   { name: 'solana', file: 'solana.ts' },
+  { name: 'sql-worst-analyst', file: 'sql-worst-analyst.ts' },
 ];
 
 const { values } = parseArgs({

@@ -4,9 +4,11 @@
  * [--holders 20000] [--analysts 2]` (tiny: the cached run only, 3 s, 2 vaults, 200 holders, a
  * 40th of the heavy query).
  *
- * Analysts' SQL (the ClickHouse HTTP interface) runs on a chDB connection of its own, so an API
- * query never waits for one to finish; they share the machine's CPU (an analyst query gets one
- * engine thread at the lowest priority). Measured here, each for `seconds` at 20 connections on
+ * Analysts' SQL (the ClickHouse HTTP interface) runs in a process of its own over a copy of the
+ * store (docs/architecture.md#the-sql-interface), so an API query never waits for one to finish;
+ * they share the machine's CPU (an analyst query gets one engine thread, below the API's thread).
+ * bench/sql-worst-analyst.ts is the hostile analyst on the live devnet. Measured here, each for
+ * `seconds` at 20 connections on
  * `/v1/vaults/details`:
  * - cached: the data version changes every second (as with live ingestion), so the API
  *   queries the engine about once a second and answers from its cache otherwise;

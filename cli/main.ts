@@ -244,7 +244,7 @@ program
       return;
     }
     await withStore(cfg, async (store) => {
-      process.stdout.write(await runSql(store, query, { ...opts, limits: cfg.sql.limits }));
+      process.stdout.write(await runSql(store, query, { ...opts, settings: cfg.sql }));
     });
   });
 

@@ -97,7 +97,10 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const codec = createCodec(cfg);
   await bus.connect();
   const needsStore = roles.includes('streams') || roles.includes('api');
-  const store = needsStore ? await createStore(cfg) : undefined;
+  // The store's writes, watched: /readyz is 503 as soon as one fails for lack of space (api/store-writable.ts).
+  const { watchStoreWrites } = await import('../api/store-writable.ts');
+  const writes = needsStore ? watchStoreWrites(await createStore(cfg)) : undefined;
+  const store = writes?.store;
   let ready = false;
   if (store && roles.includes('streams')) {
     const { migrate } = await import('../views/migrate.ts');
@@ -110,7 +113,7 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
   const running: Running = { stop: async () => {} };
   const stoppers: (() => Promise<void>)[] = [];
   // What each role adds to readiness beyond the chains and migrations (api/readiness.ts).
-  const readinessConditions: ReadinessCondition[] = [];
+  const readinessConditions: ReadinessCondition[] = writes ? [writes.condition] : [];
   let ingestProgress: (() => Record<string, unknown>) | undefined;
   let mintFlow: ReturnType<typeof startMintFlowTracker> | undefined;
   // Ready (docs/architecture.md, API contract) once migrations ran, every followed chain is live and stored (api/readiness.ts).
@@ -217,6 +220,8 @@ export async function runRoles(configured: Config, roles: Role[], log: Logger): 
       readinessConditions.push({ name: 'consumers', reasons: () => lag.reasons(max) });
   }
   let stopApi = async () => {};
+  // A taken SQL port fails the start before the API listens (the interface itself starts last).
+  if (store) await (await import('./sql.ts')).checkSqlPort(cfg, store);
   if (store && roles.includes('api')) {
     const [
       { createApp, listen, closeServer, statusBody },

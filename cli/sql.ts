@@ -1,36 +1,82 @@
 /**
- * `vaultstream sql`: one statement against the store, read-only unless `--write`. Read-only
- * statements go through the server-side checks of `store/read-only.ts` and run with its caps;
- * a statement that names its own FORMAT prints the engine's bytes as they are, any other is
- * printed as a table, JSON or CSV.
+ * `vaultstream sql`: one statement against the store, read-only unless `--write`. A read-only
+ * statement always goes through the SQL interface (api/sql/), with its checks and caps: the
+ * running service's when one holds the data directory, else one this command starts over its own
+ * store for the statement (so the CLI is no way around the interface). A statement that names
+ * its own FORMAT prints the engine's bytes as they are, any other is printed as a table, JSON or
+ * CSV.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type SqlHttp, startSqlHttp } from '../api/sql/server.ts';
+import { portFree, type SqlHttp, startSqlHttp } from '../api/sql/server.ts';
 import type { Config } from '../core/config.ts';
 import { errorMessage, VaultstreamError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { createLogger } from '../core/log.ts';
+import type { SqlSettings } from '../core/settings/sql.ts';
 import type { Store } from '../store/client.ts';
-import {
-  checkFormat,
-  checkReadOnly,
-  DEFAULT_QUERY_LIMITS,
-  limitedSql,
-  type QueryLimits,
-  sqlError,
-  storeLines,
-} from '../store/read-only.ts';
+import { sqlError } from '../store/read-only.ts';
 import { type Format, formatRows, isRowFormat } from './output.ts';
 
 export interface SqlOptions {
   format: Format;
   write?: boolean;
-  /** The caps of `sql.limits` (the CLI passes the config's; tests may leave the defaults). */
-  limits?: QueryLimits;
+}
+
+/** A SQL interface this command runs its statements through, and how to reach it. */
+export interface SqlSession {
+  run(query: string, opts: SqlOptions): Promise<string | Buffer>;
+  close(): Promise<void>;
+}
+
+/**
+ * The SQL interface over `store` for this command alone: on loopback, an ephemeral port and a
+ * user whose password only this process knows.
+ */
+export async function openSql(store: Store, settings: SqlSettings, log?: Logger): Promise<SqlSession> {
+  const [{ n }] = await store.query<{ n: string }>(
+    'SELECT toString(count()) AS n FROM system.databases WHERE name = {db:String}',
+    { db: store.database },
+  );
+  const empty = n !== '1';
+  const user = { name: 'vaultstream-cli', password: randomBytes(16).toString('hex') };
+  const http = await startSqlHttp({
+    store,
+    log: log ?? createLogger('warn'),
+    settings: {
+      ...settings,
+      http: { ...settings.http, host: '127.0.0.1', port: 0, users: [user], maxConcurrentQueries: 1 },
+    },
+  });
+  return {
+    run: async (query, opts) => {
+      if (opts.write)
+        throw new VaultstreamError('READ_ONLY', 'the SQL interface is read-only: --write runs on the store');
+      try {
+        return await queryInterface(http.url, user, query, opts);
+      } catch (err) {
+        // An empty data directory has no database yet: say where the store was looked for.
+        const code = err instanceof VaultstreamError ? err.details?.clickhouseCode : undefined;
+        if (empty && (code === 60 || code === 81))
+          throw new VaultstreamError(
+            'STORE_UNAVAILABLE',
+            `UNKNOWN_DATABASE: Database ${store.database} does not exist; the store in this data directory is empty: run vaultstream start with it first, or point VAULTSTREAM_DATA_DIR (dataDir) at the one the service uses`,
+            { cause: err },
+          );
+        throw err;
+      }
+    },
+    close: () => http.close(),
+  };
 }
 
 /** Runs `query` and returns what the CLI prints. */
-export async function runSql(store: Store, query: string, opts: SqlOptions): Promise<string | Buffer> {
+export async function runSql(
+  store: Store,
+  query: string,
+  opts: SqlOptions & { settings: SqlSettings },
+): Promise<string | Buffer> {
   if (opts.write) {
     try {
       await store.command(query);
@@ -39,56 +85,38 @@ export async function runSql(store: Store, query: string, opts: SqlOptions): Pro
     }
     return 'ok\n';
   }
-  let checked: Awaited<ReturnType<typeof checkReadOnly>>;
-  // As the SQL interface runs it: the analysts' connection, the same checks, the service's database.
-  const scope = { current: store.database, served: store.database };
+  const session = await openSql(store, opts.settings);
   try {
-    checked = await checkReadOnly(storeLines(store, true), query, scope);
-  } catch (err) {
-    if (err instanceof VaultstreamError && err.code === 'READ_ONLY' && err.details?.statement)
-      throw new VaultstreamError(
-        'READ_ONLY',
-        `${err.message}. \`vaultstream sql\` is read-only unless --write is given`,
-        { details: err.details, cause: err },
-      );
-    throw err;
-  }
-  const limits = opts.limits ?? DEFAULT_QUERY_LIMITS;
-  // The service's database is current, once there is one (an empty data directory has none yet).
-  const [{ n }] = await store.query<{ n: string }>(
-    'SELECT toString(count()) AS n FROM system.databases WHERE name = {db:String}',
-    { db: store.database },
-  );
-  const run = { background: true, database: n === '1' ? store.database : undefined };
-  try {
-    if (checked.format) return (await store.queryRaw(limitedSql(checked, limits), run)).bytes;
-    // A ClickHouse format name: the engine's bytes, as clickhouse-client prints them.
-    if (!isRowFormat(opts.format))
-      return (await store.queryRaw(limitedSql(checked, limits, checkFormat(opts.format)), run)).bytes;
-    const out = (await store.queryRaw(limitedSql(checked, limits, 'JSONEachRow'), run)).bytes.toString(
-      'utf8',
-    );
-    const rows = out
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    return formatRows(rows, opts.format);
-  } catch (err) {
-    const e = sqlError(err);
-    // An empty data directory has no database yet: say where the store was looked for.
-    if (e instanceof VaultstreamError && e.details?.clickhouseCode === 81 && store.kind === 'chdb')
-      throw new VaultstreamError(
-        'STORE_UNAVAILABLE',
-        `${e.message}; the store in this data directory is empty: run vaultstream start with it first, or point VAULTSTREAM_DATA_DIR (dataDir) at the one the service uses`,
-        { cause: e, details: e.details },
-      );
-    throw e;
+    return await session.run(query, opts);
+  } finally {
+    await session.close();
   }
 }
 
 /** Where a running process records its SQL interface's address, for `vaultstream sql` from another shell. */
 export function sqlAddressFile(dataDir: string): string {
   return join(resolve(dataDir), 'sql-http.json');
+}
+
+/** The SQL interface's port in use, as the service's start-up error. */
+function portInUse(cfg: Config, err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  return new VaultstreamError(
+    'PORT_IN_USE',
+    `the SQL interface cannot listen on ${cfg.sql.http.host}:${cfg.sql.http.port}: the port is in use; set sql.http.port (VAULTSTREAM__sql__http__port) or sql.http.enabled=false`,
+    { cause: err },
+  );
+}
+
+/**
+ * Fails at once when the SQL interface's port is taken: run before the roles start, so that is
+ * the start-up's error (the interface itself starts last, api/sql/server.ts).
+ */
+export async function checkSqlPort(cfg: Config, store: Store): Promise<void> {
+  if (store.kind !== 'chdb' || !cfg.sql.http.enabled || cfg.sql.http.port === 0) return;
+  await portFree(cfg.sql.http.host, cfg.sql.http.port).catch((err: unknown) => {
+    throw portInUse(cfg, err);
+  });
 }
 
 /**
@@ -105,13 +133,7 @@ export async function serveSql(
   try {
     sql = await startSqlHttp({ store, settings: cfg.sql, log });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
-      throw new VaultstreamError(
-        'PORT_IN_USE',
-        `the SQL interface cannot listen on ${cfg.sql.http.host}:${cfg.sql.http.port}: the port is in use; set sql.http.port (VAULTSTREAM__sql__http__port) or sql.http.enabled=false`,
-        { cause: err },
-      );
-    throw err;
+    throw portInUse(cfg, err);
   }
   const file = sqlAddressFile(cfg.dataDir);
   writeFileSync(file, `${JSON.stringify({ url: sql.url, pid: process.pid })}\n`);
@@ -151,7 +173,16 @@ export async function runSqlRemote(
       'READ_ONLY',
       `--write needs the data directory, which process ${owner} holds; its SQL interface is read-only: stop it first to write`,
     );
-  const user = cfg.sql.http.users[0];
+  return queryInterface(url, cfg.sql.http.users[0], query, opts);
+}
+
+/** Sends `query` to the SQL interface at `url` as `user`; prints the answer as the CLI does. */
+async function queryInterface(
+  url: string,
+  user: { name: string; password: string },
+  query: string,
+  opts: SqlOptions,
+): Promise<string | Buffer> {
   const engineFormat = isRowFormat(opts.format) ? 'JSONEachRow' : opts.format;
   const res = await fetch(`${url}/?default_format=${encodeURIComponent(engineFormat)}`, {
     method: 'POST',

@@ -13,9 +13,11 @@
 //     streams/encode-worker.mjs worker, createRequire) are not copied: each module's
 //     `import.meta.url` is rewritten to its source file's URL (relative to the chunk, so the tree
 //     can move), and every relative path resolves as it does under tsx.
-//   - A second entry, dist/api-thread.js (api/thread/worker.ts), is the module the API's own thread
-//     runs (api/thread/host.ts): `VAULTSTREAM_BUNDLE` is defined so that the host picks it, and not
-//     the TypeScript source, when it runs from the bundle. It shares the CLI's chunks.
+//   - Three more entries: dist/api-thread.js (api/thread/worker.ts), the module the API's own thread
+//     runs (api/thread/host.ts); dist/sql-analysts.js (api/sql/analysts-main.ts), the SQL
+//     interface's process (api/sql/server.ts), and dist/sql-lane.js (api/sql/lane-worker.ts), its
+//     lanes' threads (api/sql/lanes.ts): `VAULTSTREAM_BUNDLE` is defined so that their starters pick
+//     them, and not the TypeScript sources, when they run from the bundle. They share the CLI's chunks.
 //   - Chunks are content-hashed and never overwritten; the entry and dist/build-info.json are
 //     replaced by rename, build-info last: a CLI already running keeps loading its own chunks while
 //     another process rebuilds. Chunks no build referenced for a day are pruned.
@@ -29,7 +31,9 @@ const root = fileURLToPath(ROOT);
 const outdir = join(root, 'dist');
 const ENTRY = 'vaultstream.js';
 /** Entries written under a fixed name (not content-hashed): replaced by rename at each build. */
-const FIXED = new Set([ENTRY, `${ENTRY}.map`, 'api-thread.js', 'api-thread.js.map']);
+const FIXED = new Set(
+  [ENTRY, 'api-thread.js', 'sql-analysts.js', 'sql-lane.js'].flatMap((name) => [name, `${name}.map`]),
+);
 const PRUNE_AFTER_MS = 24 * 3600 * 1000;
 
 if (process.argv.includes('--if-stale')) {
@@ -78,7 +82,12 @@ const startedAt = Date.now();
 const t0 = performance.now();
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { vaultstream: 'cli/main.ts', 'api-thread': 'api/thread/worker.ts' },
+  entryPoints: {
+    vaultstream: 'cli/main.ts',
+    'api-thread': 'api/thread/worker.ts',
+    'sql-analysts': 'api/sql/analysts-main.ts',
+    'sql-lane': 'api/sql/lane-worker.ts',
+  },
   define: { VAULTSTREAM_BUNDLE: 'true' },
   outdir,
   bundle: true,
@@ -116,7 +125,7 @@ for (const file of result.outputFiles) {
   } catch {}
   atomicWrite(file.path, file.contents);
 }
-// The maps and the API thread's entry first: the CLI entry's rename publishes the build.
+// The maps and the other entries first: the CLI entry's rename publishes the build.
 const order = (f) => (f.path.endsWith('.map') ? 0 : relative(outdir, f.path) === ENTRY ? 2 : 1);
 entryFiles.sort((a, b) => order(a) - order(b));
 for (const file of entryFiles) atomicWrite(file.path, file.contents);

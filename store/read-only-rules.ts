@@ -1,12 +1,16 @@
 /**
- * What a read-only query may name (store/read-only.ts checks the syntax tree against these):
- * deny by default. Table functions, output formats and system tables pass only from short lists
- * of things that read nothing outside the engine's own data and write nothing anywhere; some
- * functions are refused wherever they appear, because they reach files, URLs, other servers or
- * programs, or show the server's paths, configuration and stack traces.
+ * What a read-only query may name (store/read-only-ast.ts checks the syntax tree, and
+ * store/read-only-tree.ts what the engine resolved, against these): deny by default. Table
+ * functions, output formats, system tables and functions pass only from lists of things that
+ * read nothing outside the engine's own data and write nothing anywhere. The analysts' engine
+ * (store/read-only-engine.ts) holds no other system table at all.
  */
 
-/** Table functions that read nothing outside the engine's own data (`merge` only over the service's database). */
+/**
+ * Table functions that read nothing outside the engine's own data (`merge` only over the service's
+ * database). Not `view()`: the engine resolves its query only when it runs, so no check sees it (a
+ * subquery says the same).
+ */
 export const TABLE_FUNCTIONS = new Set(
   [
     'numbers',
@@ -17,20 +21,157 @@ export const TABLE_FUNCTIONS = new Set(
     'generate_series',
     'generateRandom',
     'values',
-    'view',
     'merge',
     'null',
   ].map((n) => n.toLowerCase()),
 );
 
 /**
- * Functions refused wherever they appear (lower-cased): those that reach files, URLs, other
- * servers or programs (`file` is also a scalar that reads a file as a string), and those that
- * show the server itself (its settings and paths, filesystem sizes, code addresses, certificates,
- * macros) or keep state outside the query (`generateSerialID`).
+ * Categories of `system.functions` whose functions compute on values only: they read no table,
+ * file, URL or setting and show nothing of the server (store/read-only-functions.ts). Left out:
+ * Other (checked by name, OTHER_FUNCTIONS), Internal (the analyzer's own), Introspection (code
+ * addresses), Dictionary and Embedded Dictionary (dictionaries name files and servers), Machine
+ * Learning (models read from files) and AI (requests to a model's service).
  */
-export const REFUSED_FUNCTIONS =
-  /^(file|filecluster|url|urlcluster|s3|s3cluster|gcs|oss|cosn|hdfs|hdfscluster|remote|remotesecure|cluster|clusterallreplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|executable|executablepool|input|azureblobstorage\w*|iceberg\w*|deltalake\w*|hudi\w*|paimon\w*|ytsaurus|arrowflight|dictionary|catboostevaluate|modelevaluate|getserversetting|filesystem\w*|addresstoline\w*|addresstosymbol|demangle|showcertificate|getmacro|generateserialid|mergetreeindex|mergetreepartinfo)$/;
+export const SAFE_FUNCTION_CATEGORIES = new Set([
+  'Aggregate Functions',
+  'Arithmetic',
+  'Arrays',
+  'Bit',
+  'Bitmap',
+  'Comparison',
+  'Conditional',
+  'Dates and Times',
+  'Distance',
+  'Encoding',
+  'Encryption',
+  'Financial',
+  'Geo',
+  'Geo Polygon',
+  'Hash',
+  'IP Address',
+  'JSON',
+  'Logical',
+  'Map',
+  'Mathematical',
+  'Null',
+  'NumericIndexedVector',
+  'QBit',
+  'Random Number',
+  'Rounding',
+  'String',
+  'String Replacement',
+  'String Search',
+  'String Splitting',
+  'Time Series',
+  'Time Window',
+  'Tuple',
+  'Type Conversion',
+  'URL',
+  'UUID',
+]);
+
+/**
+ * Functions of the engine's "Other" category that compute on values or describe the query
+ * itself. Not here, and so refused: those that show the server (getServerSetting,
+ * getMergeTreeSetting, hostName, FQDN, tcpPort, getServerPort, uptime, serverUUID, buildId,
+ * getOSKernelVersion, getMacro, showCertificate, filesystem*), read a file
+ * or a table by name (file, hasColumnInTable, joinGet, catboostEvaluate,
+ * getMaxTableNameLengthForDatabase), keep state across queries (generateSerialID, globalVariable,
+ * runningConcurrency), wait (sleep, sleepEachRow), or list roles and profiles.
+ */
+export const OTHER_FUNCTIONS = new Set([
+  // The analyzer's CAST, which the service's inlined parameters are written with (store/inline-params.ts).
+  '_CAST',
+  'bar',
+  'blockNumber',
+  'blockSize',
+  'byteSize',
+  'colorOKLABToSRGB',
+  'colorOKLCHToSRGB',
+  'colorSRGBToOKLAB',
+  'colorSRGBToOKLCH',
+  'countDigits',
+  'currentDatabase',
+  'currentSchemas',
+  'currentUser',
+  'defaultValueOfArgumentType',
+  'defaultValueOfTypeName',
+  'digits',
+  // The engine's display name (`vaultstream`, store/read-only-engine.ts) and revision: drivers' hello.
+  'displayName',
+  'dumpColumnStructure',
+  'errorCodeToName',
+  'finalizeAggregation',
+  'flipCoordinates',
+  'formatQuery',
+  'formatQueryOrNull',
+  'formatQuerySingleLine',
+  'formatQuerySingleLineOrNull',
+  'formatReadableDecimalSize',
+  'formatReadableQuantity',
+  'formatReadableSize',
+  'formatReadableTimeDelta',
+  'getSetting',
+  'getSettingOrDefault',
+  'getSizeOfEnumType',
+  'getSubcolumn',
+  'identity',
+  'ignore',
+  'indexHint',
+  'initializeAggregation',
+  'isConstant',
+  'isDecimalOverflow',
+  'lowCardinalityIndices',
+  'lowCardinalityKeys',
+  'MACNumToString',
+  'MACStringToNum',
+  'MACStringToOUI',
+  'materialize',
+  'minSampleSizeContinuous',
+  'minSampleSizeConversion',
+  'neighbor',
+  'normalizedQueryHash',
+  'normalizedQueryHashKeepNames',
+  'normalizeQuery',
+  'normalizeQueryKeepNames',
+  'parseReadableSize',
+  'parseReadableSizeOrNull',
+  'parseReadableSizeOrZero',
+  'parseTimeDelta',
+  'revision',
+  'rowNumberInAllBlocks',
+  'rowNumberInBlock',
+  'runningAccumulate',
+  'runningDifference',
+  'runningDifferenceStartingWithFirstValue',
+  'throwIf',
+  'toColumnTypeName',
+  'tokenizeQuery',
+  'toTypeName',
+  'transform',
+  'variantElement',
+  'variantType',
+  'version',
+  'visibleWidth',
+]);
+
+/**
+ * Names the parser writes as functions that are syntax, not functions of `system.functions`
+ * (lower-cased): lambdas, `EXISTS (subquery)`, `GROUPING`, `untuple`.
+ */
+export const SYNTAX_FUNCTIONS = new Set(['lambda', 'exists', 'grouping', 'untuple']);
+
+/**
+ * Table functions whose first argument is a table structure (`'a UInt8, b String'`): a structure
+ * may hold column clauses with expressions of their own (DEFAULT, MATERIALIZED, ALIAS, ...),
+ * which no syntax tree of the query shows, so only names and types are taken there.
+ */
+export const STRUCTURE_FUNCTIONS = new Set(['generaterandom', 'null', 'values']);
+
+/** Words of a column declaration beyond its name and type (store/read-only-ast.ts refuses them in a structure). */
+export const COLUMN_CLAUSES =
+  /\b(DEFAULT|MATERIALIZED|ALIAS|EPHEMERAL|CODEC|TTL|COMMENT|SETTINGS|STATISTICS|PRIMARY|CHECK|CONSTRAINT|INDEX|PROJECTION)\b/i;
 
 /**
  * Output formats a result may take (lower-cased). Left out: those that read a schema or a
@@ -162,10 +303,14 @@ export const SYSTEM_TABLES = new Set([
   'settings',
 ]);
 
-/** Columns of system.databases/system.tables that hold the server's paths (refused by name). */
-export const PATH_COLUMNS = /^(\w+\.)*(data_path|data_paths|metadata_path)$/;
-/** System tables that have path columns: a query reading them may not use `*` or `COLUMNS(...)`. */
-export const PATH_TABLES = new Set(['databases', 'tables']);
+/** Columns of PATH_TABLES that hold the engine's paths (store/read-only-tree.ts refuses them as resolved). */
+export const PATH_COLUMNS = new Set(['data_path', 'data_paths', 'metadata_path']);
+/** System tables with path columns. */
+export const PATH_TABLES = new Set(['system.databases', 'system.tables']);
 
-/** Databases a query's tables may be in besides the service's own (empty, or schema views). */
-export const OTHER_DATABASES = new Set(['default', 'information_schema']);
+/**
+ * Databases a query's tables may be in besides the service's own and `system` (whose tables
+ * must be in SYSTEM_TABLES): the schema views, and `default` (empty in the analysts' engine: a
+ * client that connects to it finds nothing, and no error).
+ */
+export const OTHER_DATABASES = new Set(['default', 'information_schema', 'INFORMATION_SCHEMA']);

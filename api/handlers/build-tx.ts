@@ -21,7 +21,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { ChainConfig } from '../../core/settings/registry.ts';
 import { chainTransport, type EvmRpcSettings } from '../../rpc/evm-transport.ts';
 import { faultSummary } from '../../rpc/rpc-faults.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, validationError } from '../http/errors.ts';
 import { type BuildTxBody, buildTxBody, parseBody } from '../http/params.ts';
 import type { HandlerMap } from './types.ts';
 
@@ -92,6 +92,11 @@ export const buildtxHandlers: HandlerMap = {
   // SQL: none: the chain (isOperator, eth_call).
   'POST /auto-claim/build-tx': async (ctx, deps) => {
     const body = parseBody(buildTxBody, ctx);
+    // No one holds the zero address's key: a transaction "from" it can be built but never sent.
+    if (/^0x0{40}$/i.test(body.user))
+      throw validationError([
+        { in: 'body', path: 'user', message: 'the zero address cannot be a user (no one can sign for it)' },
+      ]);
     const budgetMs = deps.config.api.buildTx.timeoutMs;
     // Every RPC call of this request shares one budget: past it the answer is 503, not a hung
     // request, and the transport's retries stop.

@@ -22,13 +22,17 @@ export const CODE_NAMES: Record<number, string> = {
   115: 'UNKNOWN_SETTING',
   159: 'TIMEOUT_EXCEEDED',
   164: 'READONLY',
+  168: 'TOO_BIG_AST',
+  209: 'SOCKET_TIMEOUT',
   202: 'TOO_MANY_SIMULTANEOUS_QUERIES',
   241: 'MEMORY_LIMIT_EXCEEDED',
   394: 'QUERY_WAS_CANCELLED',
   432: 'CANNOT_DECOMPRESS',
   638: 'UNKNOWN_COMPRESSION_METHOD',
   396: 'TOO_MANY_ROWS_OR_BYTES',
+  452: 'SETTING_CONSTRAINT_VIOLATION',
   456: 'UNKNOWN_QUERY_PARAMETER',
+  497: 'ACCESS_DENIED',
   516: 'AUTHENTICATION_FAILED',
   1000: 'POCO_EXCEPTION',
   1001: 'STD_EXCEPTION',
@@ -101,4 +105,54 @@ export function resultRows(bytes: Buffer, format: string): number {
   let n = 0;
   for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
   return n;
+}
+
+/**
+ * How a format's answer can be sent as the engine streams it. chDB's stream formats each chunk as
+ * an answer of its own: formats of rows only concatenate ('rows'); those with a header of names
+ * (and types) repeat it per chunk, which is kept once ('names': that many header lines, or the
+ * RowBinary header); documents (JSON, XML, Pretty, Parquet, ...) do not concatenate at all and
+ * are run whole (undefined), bounded by the query's max_memory_usage, which the engine counts
+ * the formatted answer against.
+ */
+export function streamForm(
+  format: string,
+): { header: 'none' | 'lines' | 'binary'; lines: number } | undefined {
+  if (
+    /^(TabSeparated|TSV|TSVRaw|TabSeparatedRaw|CSV|JSONEachRow|JSONLines|NDJSON|JSONCompactEachRow|JSONStringsEachRow|JSONCompactStringsEachRow|Native|RowBinary|LineAsString|RawBLOB|Raw|TSKV|BSONEachRow|MsgPack|Null)$/i.test(
+      format,
+    )
+  )
+    return { header: 'none', lines: 0 };
+  const named =
+    /^(TabSeparated|TSV|TSVRaw|TabSeparatedRaw|CSV|JSONCompactEachRow|JSONCompactStringsEachRow|RowBinary|Raw)(WithNames|WithNamesAndTypes)$/i.exec(
+      format,
+    );
+  if (!named) return undefined;
+  const lines = named[2].toLowerCase() === 'withnames' ? 1 : 2;
+  return { header: /^RowBinary$/i.test(named[1]) ? 'binary' : 'lines', lines };
+}
+
+/** The length of a RowBinaryWithNames(AndTypes) header (`lists` lists of names) at the start of `b`. */
+export function binaryHeaderLength(b: Buffer, lists: number): number {
+  let at = 0;
+  const varint = () => {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = b[at++];
+      if (byte === undefined) throw new Error('RowBinary header cut short');
+      v += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return v;
+      shift += 7;
+    }
+  };
+  const n = varint();
+  for (let list = 0; list < lists; list++)
+    for (let i = 0; i < n; i++) {
+      const len = varint();
+      at += len;
+    }
+  if (at > b.length) throw new Error('RowBinary header cut short');
+  return at;
 }

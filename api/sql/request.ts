@@ -1,8 +1,10 @@
 /**
  * Reading a SQL request before any work: its credentials, and its body, size-checked as it
- * streams in. A compressed body is inflated as a stream and stopped as soon as the inflated
- * bytes pass the limit (a 1 MiB gzip of 1 GiB of zeros costs at most the limit, not a gigabyte
- * held in memory first); the compressed bytes count against the same limit.
+ * streams in and bounded in time. A compressed body is inflated as a stream and stopped as soon
+ * as the inflated bytes pass the limit (a 1 MiB gzip of 1 GiB of zeros costs at most the limit,
+ * not a gigabyte held in memory first); the compressed bytes count against the same limit. A
+ * body not all in by its deadline is refused (408, Code 209): a client that sends a byte every
+ * few seconds holds a connection for that long, and no query slot (those are taken after).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
@@ -37,10 +39,16 @@ const tooLarge = (max: number) =>
   new ClickHouseHttpError(1000, `Request body is too large (more than ${max} bytes)`);
 
 /**
- * The body as text, at most `max` bytes both as sent and inflated; refused as soon as it is more.
- * With `blocks` (the `decompress=1` parameter) the body is ClickHouse compressed blocks.
+ * The body as text, at most `max` bytes both as sent and inflated, all in by `deadline` (a time of
+ * Date.now()); refused as soon as it is more or late. With `blocks` (the `decompress=1` parameter)
+ * the body is ClickHouse compressed blocks.
  */
-export async function readBody(req: IncomingMessage, max: number, blocks = false): Promise<string> {
+export async function readBody(
+  req: IncomingMessage,
+  max: number,
+  deadline: number,
+  blocks = false,
+): Promise<string> {
   const enc = String(req.headers['content-encoding'] ?? 'identity')
     .trim()
     .toLowerCase();
@@ -53,8 +61,10 @@ export async function readBody(req: IncomingMessage, max: number, blocks = false
   const chunks: Buffer[] = [];
   let sent = 0;
   let size = 0;
+  let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve, reject) => {
     const fail = (err: unknown) => {
+      clearTimeout(timer);
       // Stop reading: the answer goes out with `Connection: close` (server.ts).
       req.unpipe();
       req.pause();
@@ -66,6 +76,18 @@ export async function readBody(req: IncomingMessage, max: number, blocks = false
       if (size > max) return fail(tooLarge(max));
       chunks.push(chunk);
     };
+    timer = setTimeout(
+      () =>
+        fail(
+          new ClickHouseHttpError(
+            209,
+            'Timeout exceeded while reading the request body (sql.http.clientTimeoutMs)',
+            408,
+            'SOCKET_TIMEOUT',
+          ),
+        ),
+      Math.max(0, deadline - Date.now()),
+    );
     req.on('data', (chunk: Buffer) => {
       sent += chunk.length;
       if (sent > max) fail(tooLarge(max));
@@ -87,7 +109,7 @@ export async function readBody(req: IncomingMessage, max: number, blocks = false
       req.on('end', () => resolve());
     }
   });
-  await done;
+  await done.finally(() => clearTimeout(timer));
   const body = Buffer.concat(chunks);
   return (blocks ? decompressBlocks(body, max) : body).toString('utf8');
 }

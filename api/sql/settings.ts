@@ -20,12 +20,11 @@ const uint =
   (max: number): Check =>
   (v) =>
     /^\d{1,12}$/.test(v) && Number(v) <= max;
-const oneOf =
-  (...values: string[]): Check =>
-  (v) =>
-    values.includes(v.toLowerCase());
-/** A short text (delimiters, null representations, a table name for SQLInsert). */
-const text: Check = (v) => v.length <= 64 && !/[\0\r]/.test(v);
+/** One of `values`, in any case; the engine takes it as written here (api/sql/settings.ts spelling). */
+const oneOf = (...values: string[]): Check & { values: string[] } =>
+  Object.assign((v: string) => values.some((x) => x.toLowerCase() === v.toLowerCase()), { values });
+/** A short text (delimiters, null representations, a table name for SQLInsert): a string even when it is digits. */
+const text = Object.assign((v: string) => v.length <= 64 && !/[\0\r]/.test(v), { text: true });
 /** An IANA time zone name (the engine checks that it exists). */
 const timeZone: Check = (v) => /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(v);
 
@@ -35,6 +34,8 @@ export const ENGINE_SETTINGS: Record<string, Check> = {
   session_timezone: (v) => v === '' || timeZone(v),
   use_client_time_zone: bool,
   date_time_output_format: oneOf('simple', 'iso', 'unix_timestamp'),
+  // How a query's DateTime literals are read (clickhouse-connect sends it when a session may set settings).
+  date_time_input_format: oneOf('basic', 'best_effort', 'best_effort_us'),
   output_format_orc_writer_time_zone_name: timeZone,
   // JSON formats.
   output_format_json_quote_64bit_integers: bool,
@@ -58,10 +59,10 @@ export const ENGINE_SETTINGS: Record<string, Check> = {
   output_format_values_escape_quote_with_quote: bool,
   output_format_trim_fixed_string: bool,
   output_format_markdown_escape_special_characters: bool,
-  format_csv_delimiter: (v) => v.length === 1,
+  format_csv_delimiter: Object.assign((v: string) => v.length === 1, { text: true }),
   format_csv_null_representation: text,
   format_tsv_null_representation: text,
-  format_custom_escaping_rule: oneOf('escaped', 'quoted', 'csv', 'json', 'xml', 'raw'),
+  format_custom_escaping_rule: oneOf('Escaped', 'Quoted', 'CSV', 'JSON', 'XML', 'Raw'),
   format_custom_field_delimiter: text,
   format_custom_row_before_delimiter: text,
   format_custom_row_after_delimiter: text,
@@ -149,7 +150,12 @@ export const NOT_SETTINGS = new Set([
   'buffer_size',
 ]);
 
-/** Caps a client may lower (asked higher, or 0 = no limit, they stay at the server's). */
+/**
+ * Caps a client may lower (asked higher, or 0 = no limit, they stay at the server's). A value
+ * below the server's goes to the engine as written, which checks it against the cap's bounds
+ * (store/read-only-engine.ts) and holds it for the statement; api/sql/lane-worker.ts reads the
+ * value in force back before the query runs (`1e-300` is 0, no limit, to the engine: refused).
+ */
 export const CAPS: Record<string, keyof QueryLimits> = {
   max_execution_time: 'maxExecutionTimeSeconds',
   max_result_rows: 'maxResultRows',
@@ -161,30 +167,28 @@ export const CAPS: Record<string, keyof QueryLimits> = {
 /** Words in a refused setting's name that say why (for the message only: refusal is the default). */
 const OUTSIDE = /schema|url|uri|file|path|registry|cache|template|dir|disk|s3|hdfs|azure|proxy|host|remote/i;
 
-/** The client's settings: the engine's part (a SETTINGS list) and the caps, lowered. */
-export function clientSettings(
-  params: URLSearchParams,
-  limits: QueryLimits,
-): { limits: QueryLimits; extra: string[] } {
-  const lowered = { ...limits };
+/** The client's settings as the SETTINGS clause's entries: its lowered caps and output options. */
+export function clientSettings(params: URLSearchParams, limits: QueryLimits): string[] {
   const extra: string[] = [];
   for (const [name, value] of params) {
     if (NOT_SETTINGS.has(name) || name.startsWith('param_') || HTTP_SETTINGS.has(name)) continue;
     const cap = CAPS[name];
     if (cap) {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-        throw new ClickHouseHttpError(27, `Cannot parse '${value}' as the value of ${name}`);
-      // 0 means "no limit" to ClickHouse: the server's cap stays.
-      if (n > 0 && n < limits[cap])
-        lowered[cap] = cap === 'maxExecutionTimeSeconds' ? n : Math.max(1, Math.floor(n));
+      if (!/^\d{1,20}(\.\d{1,20})?([eE][-+]?\d{1,4})?$/.test(value) || !Number.isFinite(n))
+        throw new ClickHouseHttpError(27, `Cannot parse '${value.slice(0, 64)}' as the value of ${name}`);
+      // 0 means "no limit" to ClickHouse, and above the cap is not the client's: the server's cap stays.
+      if (n > 0 && n < limits[cap]) extra.push(`${name} = ${value}`);
     } else if (name === 'readonly') {
       if (value !== '1' && value !== '2')
         throw new ClickHouseHttpError(164, "Cannot modify 'readonly' setting in readonly mode");
     } else if (Object.hasOwn(ENGINE_SETTINGS, name)) {
       if (!ENGINE_SETTINGS[name](value))
         throw new ClickHouseHttpError(27, `Cannot parse '${value.slice(0, 64)}' as the value of ${name}`);
-      extra.push(`${name} = ${/^\d+$/.test(value) ? value : literal(value)}`);
+      const check = ENGINE_SETTINGS[name] as Check & { values?: string[]; text?: boolean };
+      const spelled = check.values?.find((x) => x.toLowerCase() === value.toLowerCase()) ?? value;
+      // A number or a flag as a number (`limit` takes no string), any text as a string.
+      extra.push(`${name} = ${/^\d+$/.test(spelled) && !check.text ? spelled : literal(spelled)}`);
     } else {
       const shown = name.slice(0, 100).replace(/[^\w.-]/g, '?');
       const why = OUTSIDE.test(name)
@@ -193,5 +197,5 @@ export function clientSettings(
       throw new ClickHouseHttpError(164, `Cannot modify '${shown}' setting in readonly mode${why}`);
     }
   }
-  return { limits: lowered, extra };
+  return extra;
 }

@@ -1,6 +1,8 @@
 /**
  * The read-only SQL interfaces for the data team and BI tools: the ClickHouse-compatible
- * HTTP interface the embedded process serves (`api/sql/`) and `vaultstream sql`.
+ * HTTP interface the embedded process serves (`api/sql/`) and `vaultstream sql`. Both run
+ * analysts' queries in a process of their own over a read-only copy of the service's tables
+ * (`sql.analysts`, docs/architecture.md#the-sql-interface).
  */
 import { z } from 'zod';
 
@@ -68,6 +70,24 @@ export const sqlSchema = z
           .max(16_777_216)
           .default(1_048_576)
           .describe('Largest query text (URL plus body), in bytes.'),
+        clientTimeoutMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(600_000)
+          .default(10_000)
+          .describe(
+            'How long a request may take to send its headers and whole body, and how long an answer may wait for a client that stops reading it (ms); past either the connection is closed and its query slot freed.',
+          ),
+        checkTimeoutMs: z
+          .number()
+          .int()
+          .min(10)
+          .max(60_000)
+          .default(5_000)
+          .describe(
+            'How long the engine may take to parse and resolve a query before it runs (ms): a query that takes longer to check is refused (HTTP 400).',
+          ),
       })
       .strict()
       .prefault({}),
@@ -90,6 +110,37 @@ export const sqlSchema = z
       .describe(
         'Caps on every read-only query (HTTP and `vaultstream sql`); clients may lower, never raise them.',
       ),
+    analysts: z
+      .object({
+        refreshIntervalMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(3_600_000)
+          .default(2_000)
+          .describe(
+            "How often the analysts' copy of the service's tables takes the service's new data (ms): at most this much older than the store, plus the refresh itself.",
+          ),
+        nice: z
+          .number()
+          .int()
+          .min(0)
+          .max(19)
+          .default(19)
+          .describe(
+            "Nice value of the analysts' process's threads (Linux), in the service's own session: when a core is wanted by both, the API's thread (0) and the store and pipeline it waits on (api.pipelineNice) go before analysts' queries.",
+          ),
+        maxServerMemoryBytes: z
+          .number()
+          .int()
+          .min(67_108_864)
+          .default(4_294_967_296)
+          .describe(
+            "Memory the analysts' engine may hold in all (its max_server_memory_usage): past it their queries fail, the service is not touched.",
+          ),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({});

@@ -167,6 +167,15 @@ describe('POST /v1/auto-claim/build-tx', () => {
     expect(alreadyOff.body.data.transactions).toEqual([]);
   });
 
+  it('refuses the zero address as the user (400, before the chain is asked)', async () => {
+    const res = await post({ chainId: 98866, user: `0x${'0'.repeat(40)}`, enabled: true });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BAD_BODY');
+    expect(res.body.details).toEqual([
+      { in: 'body', path: 'user', message: 'the zero address cannot be a user (no one can sign for it)' },
+    ]);
+  });
+
   it('is 422 with the decoded reason when the simulation reverts (user is the operator itself)', async () => {
     const res = await post({ chainId: 98866, user: addrs.redeemOperator, enabled: true });
     expect(res.status).toBe(422);

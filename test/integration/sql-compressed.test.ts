@@ -87,7 +87,8 @@ public class H { public static void main(String[] a) { for (String s : a) { int 
       i += 16 + size;
     }
     expect(plain.length).toBeGreaterThan(1 << 20);
-    expect(blocks).toBe(Math.ceil(plain.length / (1 << 20)));
+    // One or more blocks per chunk of the engine's stream, none over the 1 MiB block size.
+    expect(blocks).toBeGreaterThanOrEqual(Math.ceil(plain.length / (1 << 20)));
     expect(Buffer.concat(inside).equals(plain)).toBe(true);
   });
 
