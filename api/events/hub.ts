@@ -72,9 +72,13 @@ export class EventHub {
     this.version = opts.version;
     this.log = new EventLog({ versions: opts.settings.replayVersions, bytes: opts.settings.replayBytes });
     this.activity = new ActivityWatch(store, opts.clock ?? Date.now);
-    this.activity
-      .start()
-      .catch((err) => this.logger.warn({ err: errorMessage(err) }, 'events: first activity read failed'));
+    // Retried by the first version's read. A store not migrated yet (an API-only process started
+    // before the consumers) has nothing to announce: not a failure.
+    this.activity.start().catch((err) => {
+      const code = String((err as { code?: unknown }).code);
+      if (code === '60' || code === '81') this.logger.debug('events: nothing stored yet');
+      else this.logger.warn({ err: errorMessage(err) }, 'events: first activity read failed');
+    });
     this.heartbeat = setInterval(() => {
       for (const s of this.streams) s.send(': heartbeat\n\n');
     }, opts.settings.heartbeatSeconds * 1000);
