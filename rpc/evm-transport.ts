@@ -205,18 +205,18 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
       }
     } catch (e) {
       if (evmFaultOf(e) === e) throw e;
-      if (timeout.aborted)
-        throw new EvmTimeoutFault({ method, url, timeoutMs: opts.timeoutMs, cause: e as Error });
-      throw new EvmHttpFault({
-        method,
-        url,
-        fault: 'NETWORK',
-        details: `cannot reach ${url}: ${(e as Error).message}`,
-        cause: e as Error,
-      });
+      throw networkFault(e, `cannot reach ${url}`);
     } finally {
       progress?.end();
       waitedMs += performance.now() - started;
+    }
+
+    /** A failed connection or body: a timeout once the deadline passed, else a network fault. */
+    function networkFault(e: unknown, what: string): EvmTimeoutFault | EvmHttpFault {
+      if (timeout.aborted)
+        return new EvmTimeoutFault({ method, url, timeoutMs: opts.timeoutMs, cause: e as Error });
+      const details = `${what}: ${(e as Error).message}`;
+      return new EvmHttpFault({ method, url, fault: 'NETWORK', details, cause: e as Error });
     }
 
     /** The body's chunks, each one moving the progress deadline; its failure a fault. */
@@ -227,15 +227,7 @@ export function evmTransport(opts: EvmTransportOptions): EvmTransport {
           yield c;
         }
       } catch (e) {
-        if (timeout.aborted)
-          throw new EvmTimeoutFault({ method, url, timeoutMs: opts.timeoutMs, cause: e as Error });
-        throw new EvmHttpFault({
-          method,
-          url,
-          fault: 'NETWORK',
-          details: `the answer from ${url} ended early: ${(e as Error).message}`,
-          cause: e as Error,
-        });
+        throw networkFault(e, `the answer from ${url} ended early`);
       }
     }
   }
