@@ -43,8 +43,9 @@ export function alive(pid: number, startTime?: string): boolean {
 }
 
 /**
- * `<dataDir>/<sub>`, a directory of per-process files named `<pid>-...`: created, and cleared of
- * the files of processes that are gone (the insert spool, the token-holders snapshot files).
+ * `<dataDir>/<sub>`, a directory of per-process entries named `<pid>-...`: created, and cleared of
+ * the entries of processes that are gone, files or directories (the insert spool, the
+ * token-holders snapshot files, the analysts' copies of the store).
  */
 export function processFilesDir(dataDir: string, sub: string): string {
   const dir = resolve(join(dataDir, sub));
@@ -52,7 +53,7 @@ export function processFilesDir(dataDir: string, sub: string): string {
   for (const name of readdirSync(dir)) {
     const pid = Number(name.split('-')[0]);
     if (!Number.isInteger(pid) || (pid !== process.pid && !alive(pid)))
-      rmSync(join(dir, name), { force: true });
+      rmSync(join(dir, name), { recursive: true, force: true });
   }
   return dir;
 }

@@ -4,11 +4,11 @@
  * directory; the process that really holds it is.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { acquire, alive, ownerOf, procStat } from '../../core/lock.ts';
+import { acquire, alive, ownerOf, processFilesDir, procStat } from '../../core/lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vs-lock-'));
 const children: ChildProcess[] = [];
@@ -64,5 +64,22 @@ describe('data directory lock', () => {
     // A bare pid (an owner file written before start times were recorded) still counts while it runs.
     writeFileSync(join(data, 'owner.pid'), String(pid));
     expect(ownerOf(data)).toBe(pid);
+  });
+
+  it("a killed process's per-process files and directories are cleared; a live one's are kept", async () => {
+    const live = await unreapedSleep();
+    // A pid that has exited: a finished child's.
+    const gone = spawn('true');
+    await new Promise((r) => gone.once('exit', r));
+    const data = join(dir, 'per-process');
+    const sub = join(data, 'sql-analysts');
+    mkdirSync(join(sub, `${gone.pid}-1`, 'store', 'part'), { recursive: true });
+    writeFileSync(join(sub, `${gone.pid}-1`, 'store', 'part', 'data.bin'), 'x');
+    writeFileSync(join(sub, `${gone.pid}-2.tsv`), 'x');
+    mkdirSync(join(sub, `${live}-1`));
+    expect(processFilesDir(data, 'sql-analysts')).toBe(sub);
+    expect(existsSync(join(sub, `${gone.pid}-1`))).toBe(false);
+    expect(existsSync(join(sub, `${gone.pid}-2.tsv`))).toBe(false);
+    expect(existsSync(join(sub, `${live}-1`))).toBe(true);
   });
 });
