@@ -99,7 +99,8 @@ export function row(
     value,
     unit,
     target: target ? `${target.text}${applies ? '' : ' (full size)'}` : 'none',
-    ratio: compared ? round(value / target.bound, 3) : null,
+    // A bound of 0 (a count that must be 0) has no ratio; `meets` alone says.
+    ratio: compared && target.bound !== 0 ? round(value / target.bound, 3) : null,
     meets: compared ? (target.better === 'lower' ? value <= target.bound : value >= target.bound) : null,
     ...extra,
   };

@@ -30,7 +30,7 @@ interface Script {
   args?: string[];
 }
 
-/** Issue 15's table first, then the diagnostics (no targets). */
+/** The rows with targets first, then the diagnostics (no targets). */
 const SCRIPTS: Script[] = [
   { name: 'backfill', file: 'backfill.ts' },
   { name: 'api', file: 'api.ts' },
