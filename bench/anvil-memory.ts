@@ -1,5 +1,5 @@
 /**
- * The devnet's anvil nodes' resident memory over live ticks (issue 24 item 2): the default
+ * The devnet's anvil nodes' resident memory over live ticks: the default
  * devnet (3 chains, 3 vaults, 45 days of history) with its live ticks run back to back instead
  * of every 3 s, each node's RSS sampled every `--sample` ticks. After `historyStatesTicks` (600)
  * ticks the nodes restart keeping `liveStates` (64) block states (devnet/state-trim.ts); the rows

@@ -19,7 +19,7 @@
  * - `<config>:<variant>`: one of them changed by BENCH_PATCH_<VARIANT> (JSON merged into its
  *   config file), BENCH_ARGS_<VARIANT> (its Node flags instead) and BENCH_ENV_<VARIANT> (JSON added
  *   to its environment), for side-by-side experiments.
- * The rows are each configuration's median over its runs, against issue 15's targets (for the
+ * The rows are each configuration's median over its runs, against the targets (for the
  * full size): spawn to API correct, CPU seconds of the CLI, its peak RSS. With `--cpu-prof DIR`
  * the CLI writes its .cpuprofile files to DIR/<config> and the result is printed, not written.
  */
@@ -59,7 +59,7 @@ const transfers = Number(values.transfers);
 const perBlock = Number(values['per-block']);
 const holderCount = Math.min(Number(values.holders), transfers);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The user's `confirmations` (the issue's config): the chain ends with as many empty blocks. */
+/** The user's `confirmations`: the chain ends with as many empty blocks. */
 const USER_CONFIRMATIONS = 2;
 
 type ConfigName = 'defaults' | 'tuned';
@@ -209,7 +209,7 @@ try {
   };
   if (values['cpu-prof']) console.log(JSON.stringify(result, null, 2));
   else {
-    // Issue 15's targets are for its chain: 200,000 transfers, 100 per block, 2,000 holders.
+    // The targets are stated for this chain: 200,000 transfers, 100 per block, 2,000 holders.
     const applies = transfers === 200_000 && perBlock === 100 && holderCount === 2000;
     const at = (text: string, bound: number): Target => ({ text, bound, better: 'lower' });
     // Each configuration's median over its runs.

@@ -1,5 +1,5 @@
 /**
- * Disk a day of `npm start` takes (issue 24 item 2): `vaultstream start` as a fresh clone runs
+ * Disk a day of `npm start` takes: `vaultstream start` as a fresh clone runs
  * it (bench/start-ready.ts: the default config, the devnet with its 45 days and a live tick
  * every 3 s), measured at `/readyz` 200 and then every `--sample-s` seconds for `--minutes` of
  * live running, by component: the bus log, the chDB store, the rest of the data directory

@@ -3,7 +3,7 @@
  * [--settle-s 20] [--backfill-days 45] [--uncached-requests 20] [--api-thread worker|main]
  * [--pipeline-nice 10]` (tiny: 1 day of devnet history,
  * 1 s per load, 2 uncached requests per endpoint). The API under load while the chain moves, as a
- * new user meets it (issue 21, "A live benchmark"):
+ * new user meets it:
  *
  * 1. `vaultstream start` on a fresh data directory with the default devnet (as `npm start` runs
  *    it: the compiled CLI when it is current, no young-generation flag), API on an ephemeral
@@ -21,7 +21,7 @@
  *    the pipeline's share of the two cores.
  * 3. The uncached load of each endpoint on its own: the service is stopped and `vaultstream api`
  *    serves the same data directory with the response cache off; each endpoint is requested
- *    `uncached-requests` times in sequence after one warm-up (median and max ms; issue 21's target
+ *    `uncached-requests` times in sequence after one warm-up (median and max ms; its target
  *    for the devnet's size: 20 ms).
  *
  * Each load's row also reports the service's event-loop delay and GC pauses over the load window

@@ -11,7 +11,7 @@ import { DATA_FAMILIES } from '../schemas/families.ts';
 import { benchPipeline, type PipelineBenchResult } from './pipeline.ts';
 import { benchArgs, round, row, writeReport } from './report.ts';
 
-/** Issue 15's figures for 1M events on this machine: the target is no regression below them. */
+/** The figures for 1M events on this machine when the row was set: the target is no regression below them. */
 const BASELINE: Record<string, number> = { embedded: 54_000, kafka: 25_000 };
 const FULL_EVENTS = 1_000_000;
 

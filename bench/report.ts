@@ -1,7 +1,7 @@
 /**
  * The benchmarks' common contract (bench/run.ts runs each script as a child process and reads
  * what it wrote):
- * - every script accepts `--size tiny|full` (default full: the sizes issue 15's targets are
+ * - every script accepts `--size tiny|full` (default full: the sizes the targets are
  *   stated for; tiny: the same code paths in seconds, for the smoke test) and `--out FILE.json`
  *   (default bench/results/<name>-latest.json for full runs, a temp dir for tiny ones, so a tiny
  *   run never replaces committed results);

@@ -1,5 +1,5 @@
 /**
- * The settle's cost per changed vault for the holder tables (issue 21), part of bench/views.ts:
+ * The settle's cost per changed vault for the holder tables, part of bench/views.ts:
  * on a settled store, one vault changes and the settle runs (views/settle.ts); its per-table
  * times are read from the settle's result. Two changes: a transfer of today (a live chain), and
  * the retraction of a transfer 10 days back (a reorg of an older range; its insertion is settled

@@ -11,7 +11,7 @@
  *   to the follower's committed cursor passing its slot (max; the failed ones' apart), the
  *   follower's CPU seconds per change, and its holder count against the mint's at the end;
  * - an idle minute: requests and bytes (both ways, websocket included);
- * and the opening again for a Token-2022 mint of the largest size. Targets (issue 34) are stated
+ * and the opening again for a Token-2022 mint of the largest size. Targets are stated
  * for 1,000,000 accounts; the idle targets at every size, over a whole idle minute. The opening's
  * time counts from the child's start (its module loading included).
  */

@@ -1,5 +1,5 @@
 /**
- * Sparse-chain benchmark (issue 22): `npx tsx bench/sparse-backfill.ts [--size tiny|full]
+ * Sparse-chain benchmark: `npx tsx bench/sparse-backfill.ts [--size tiny|full]
  * [--out FILE.json] [--blocks 2000000] [--events 10000] [--spread 10] [--block-time-ms 250]
  * [--max-logs 10000] [--latency-ms 0] [--provider-latency-ms 50] [--timeout-s 600]
  * [--without-log-timestamps 1] [--provider-calls-per-second 2000] [--provider-concurrency 16]

@@ -3,7 +3,7 @@
  * tsx: `vaultstream --help`, `--version` and `sql "SELECT 1"` on an empty temp data directory, each
  * run as a fresh process through bin/vaultstream.mjs (VAULTSTREAM_RUNTIME=compiled|tsx), the two
  * runtimes interleaved so that load on the machine hits both alike. Prints min/median/max per
- * command and reports the compiled medians against issue 15's targets (`--help` ≤ 0.5 s,
+ * command and reports the compiled medians against the targets (`--help` ≤ 0.5 s,
  * `sql "SELECT 1"` ≤ 1.5 s). `--size tiny`: one run of each command, compiled only, no warm-up,
  * and the build only when dist/ is stale.
  *
@@ -12,7 +12,7 @@
  *
  * Then `npm start` as on a fresh clone (bench/start-ready.ts: the default config, the devnet and its
  * 45 days of history, an empty data directory), spawn to the first `/readyz` 200, `--ready-runs`
- * times (target ≤ 30 s, issue 24); tiny: once with one day of history.
+ * times (target ≤ 30 s); tiny: once with one day of history.
  *
  *   npx tsx bench/startup.ts [--size tiny|full] [--out FILE.json] [--runs 7] [--ready-runs 3] [--before /tmp/before]
  */

@@ -13,7 +13,7 @@
  * - one while the snapshot of a new data version builds (SIGUSR2 bumps the child's version)
  *   and the first one of the new version.
  * Memory is the child's: RSS before the engine loads, after (idle: nothing built yet), sampled
- * every 20 ms, and its peak (VmHWM) at the end. Issue 15's targets (full size): the whole stream
+ * every 20 ms, and its peak (VmHWM) at the end. The targets (full size): the whole stream
  * ≤ 2 s once the snapshot exists, first byte ≤ 3 s after start, peak RSS ≤ idle + 150 MB.
  * Results: bench/results/token-holders-latest.json (bench/report.ts rows).
  */

@@ -1,5 +1,5 @@
 /**
- * Metrics benchmark (issue 21): `npx tsx bench/views.ts [--size tiny|full] [--out FILE.json] [--runs 40]`.
+ * Metrics benchmark: `npx tsx bench/views.ts [--size tiny|full] [--out FILE.json] [--runs 40]`.
  *
  * For each dataset of bench/synthetic-history.ts (full: the devnet's size, 3 vaults x 3 chains x
  * 45 days, then 10 vaults x 8 chains x 45 days and x 2 years; tiny: 1 x 2 x 10 days), in a

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 4: `/readyz` is 200 only when the migrations ran, every followed chain
+ * `/readyz` is 200 only when the migrations ran, every followed chain
  * is live and its STORED watermark (chain_watermarks in chDB, written by the real
  * replay + consumers) is within `api.readiness.maxLagSeconds` of the head; otherwise
  * 503 naming why, per chain. The ingester's progress is given as data (the phases it

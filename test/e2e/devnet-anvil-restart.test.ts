@@ -1,6 +1,6 @@
 /**
  * `vaultstream start` while the devnet's anvil nodes restart keeping fewer block states
- * (devnet/state-trim.ts, issue 24 item 2): live ticks go on, each node is down for a moment
+ * (devnet/state-trim.ts): live ticks go on, each node is down for a moment
  * and comes back on the same port with the same chain. The ingester rides through on its
  * retries: `/readyz` answers 200 at every poll, no chain sees a reorg or logs an error, and
  * once the ticks end every vault's holders and TVL equal the ground truth (nothing lost or

@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 1: `/readyz` never flaps in healthy running. `vaultstream start` with the
+ * `/readyz` never flaps in healthy running. `vaultstream start` with the
  * devnet and its live activity (a simulator tick every 3 s on every chain, the primary
  * chain's reorg included) is probed every 0.5 s for 2 minutes: every answer is 200, and
  * every chain's phase in `/status` stays `live`. Before, a block mined between two polls

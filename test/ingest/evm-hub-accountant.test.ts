@@ -82,7 +82,7 @@ describe('Nest hub accountant on anvil', () => {
     };
 
     const steps: Step[] = [
-      // The example: totalSharesLastUpdate is 0, so the management fee is 0 and the
+      // The example found on the real contracts: totalSharesLastUpdate is 0, so the management fee is 0 and the
       // gain above the high-water mark makes it all performance fee.
       { gross: (hwm0 * 1_004n) / 1_000n, supply: 5_000_000_000_000n, days: 3, note: 'performance only' },
       { gross: (hwm0 * 1_014n) / 1_000n, supply: 5_200_000_000_000n, days: 3, note: 'both kinds' },

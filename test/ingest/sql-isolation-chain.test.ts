@@ -1,5 +1,5 @@
 /**
- * Issue 20, finding 1, replayed against a chain: on a real anvil with the devnet's contracts and
+ * An analyst query that fails after its header, replayed against a chain: on a real anvil with the devnet's contracts and
  * the real pipeline (ingester, in-process bus, consumers, chDB views) serving the SQL interface,
  * an analyst loops failing queries whose header is shaped like the consumer's stored-state lookup
  * for exactly the transfers that are on chain but not ingested yet (within `confirmations`).

@@ -1,5 +1,5 @@
 /**
- * Issue 23: `compress=1` / `decompress=1` on the SQL interface (api/sql/compressed-blocks.ts).
+ * `compress=1` / `decompress=1` on the SQL interface (api/sql/compressed-blocks.ts).
  * The JDBC v2 driver (DBeaver, Metabase) asks for every answer in ClickHouse's compressed blocks
  * and checks each block's CityHash128; before, it failed with "Invalid LZ4 magic byte". The hash
  * is checked against the driver's own implementation (com.clickhouse.data.ClickHouseCityHash)

@@ -1,6 +1,6 @@
 /**
- * Issue 20, findings 2-4 and 8 (the server's paths): the SQL interface denies by default. The
- * issue's requests (a schema from a query, a schema written to a file, a registry at a loopback
+ * The SQL interface denies by default. The requests that
+ * found it (a schema from a query, a schema written to a file, a registry at a loopback
  * address) are refused and nothing happens on the side: no file created or changed, no
  * connection to a listener, no other query's result changed. A fuzz sends every setting the
  * engine knows (system.settings) with hostile values and finds nothing accepted that is not on
@@ -73,7 +73,7 @@ async function nothingOnTheSide(before: string[]): Promise<void> {
   expect(await (await post('', 'SELECT 1')).text()).toBe('1\n');
 }
 
-describe("the issue's requests are refused, and nothing happens on the side", () => {
+describe('the requests that found it are refused, and nothing happens on the side', () => {
   const cases: [string, string, string, RegExp][] = [
     [
       'finding 2: a schema from a query reads a file',

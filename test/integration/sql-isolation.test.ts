@@ -1,9 +1,9 @@
 /**
- * Issue 20, finding 1: nothing an analyst's query does (its output, its failure, its format)
+ * Nothing an analyst's query does (its output, its failure, its format)
  * reaches what another query on the embedded engine reads. chDB's session hands what a failed
  * query's output format had written to the next query (store/chdb-output.ts); the store clears
  * it in the same turn of its lock. Replayed here through the store, through the SQL interface
- * with the issue's own request, and against the consumer's stored-state lookup it was used to
+ * with the request that found it, and against the consumer's stored-state lookup it was used to
  * corrupt (a transfer dropped as "already stored").
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,7 +45,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A query that writes its header, then fails on a later block (the issue's repro). */
+/** A query that writes its header, then fails on a later block (the repro). */
 const failing = (header: string, format: string) =>
   `SELECT 1 AS \`${header.replaceAll('`', '\\`')}\` FROM numbers(200000) WHERE throwIf(number > 70000) FORMAT ${format}`;
 
@@ -78,7 +78,7 @@ describe('a failed query leaves nothing for the next one', () => {
     }
   });
 
-  it("the issue's curl request: the next SQL request answers 1", async () => {
+  it('the curl request that found it: the next SQL request answers 1', async () => {
     const hostile = await fetch(`${http.url}/`, {
       method: 'POST',
       body: failing("SELECT 'HIJACKED'", 'TSVRawWithNames'),

@@ -1,5 +1,5 @@
 /**
- * Issue 23: Native for the client's protocol revision (api/sql/native-revision.ts). Grafana's
+ * Native for the client's protocol revision (api/sql/native-revision.ts). Grafana's
  * ClickHouse data source (clickhouse-go v2.47) sends `client_protocol_version=54460` and reads
  * Native with block info and a custom-serialization byte per column; the engine writes revision
  * 0, so before, its hello query failed with "read str: unexpected EOF". Here the real driver

@@ -1,5 +1,5 @@
 /**
- * Issue 20's smaller findings (8) and issue 23's protocol items, on the SQL interface over chDB:
+ * The smaller protocol items, on the SQL interface over chDB:
  * every error a query causes is a 4xx whose body shows the client's own query and the engine's
  * own code name; the documented query size holds; schema statements answer in any format;
  * `param_*` values, `X-ClickHouse-Format` and `X-ClickHouse-Database` reach the engine; unknown

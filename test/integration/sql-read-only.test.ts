@@ -284,7 +284,7 @@ describe('vaultstream sql, as an operator runs it', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READ_ONLY: table function file() is not allowed here');
     expect(bad.stdout).not.toContain('root:');
-    // Finding 7 of issue 20: sql.limits hold with the service stopped; the service's database is current.
+    // sql.limits hold with the service stopped; the service's database is current.
     const capped = {
       ...env,
       VAULTSTREAM__sql__limits__maxExecutionTimeSeconds: '2',

@@ -1,10 +1,9 @@
 /**
- * Requests with hostile content negotiation, body encodings and methods (issue 11
- * item 6), each with the JSON 4xx it must get: shared by the errors and fuzz tests.
+ * Requests with hostile content negotiation, body encodings and methods, each with the JSON 4xx it must get: shared by the errors and fuzz tests.
  */
 const GOOD = { chainId: 98866, user: `0x${'aB'.repeat(20)}`, enabled: true };
 
-/** Issue 11 item 6: bad negotiation, encodings and methods are JSON 4xx, never a 5xx or plain text. */
+/** Bad negotiation, encodings and methods are JSON 4xx, never a 5xx or plain text. */
 export const HOSTILE_REQUESTS: {
   what: string;
   method: string;
