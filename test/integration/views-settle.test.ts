@@ -353,4 +353,21 @@ describe('the holder tables (migration 024) follow transfers, their retraction a
     ]);
     await expectSettledEqualsViews();
   });
+
+  it('with nothing new, a settle writes nothing, on a vault of two chains with their blocks', async () => {
+    // Chain 1's watermark after 98866's: the watermarks' map is built in the order the rows come.
+    await store.insert('blocks_raw', [
+      {
+        chain_id: 1,
+        block_number: 7,
+        block_hash: '0xc',
+        parent_hash: '0x2',
+        block_time: TODAY,
+        removed: 0,
+        ver: 1,
+      },
+    ]);
+    await settleMetrics(store);
+    for (let i = 0; i < 5; i++) expect((await settleMetrics(store)).settled.size, `settle ${i + 2}`).toBe(0);
+  });
 });

@@ -8,7 +8,7 @@ CREATE OR REPLACE VIEW {{db}}.vault_settlement {{on_cluster}} (
 ) AS
 SELECT CAST(r.slug, 'String') AS vault, arrayConcat(r.chain_ids, if(r.solana_mint != '', [toUInt32({{solana_chain_id}})], [])) AS chains,
   toDateTime(arrayMin(arrayMap(c -> w.marks[c], chains)), 'UTC') AS watermark,
-  mapFilter((c, b) -> has(chains, c), w.numbers) AS blocks,
+  mapSort(mapFilter((c, b) -> has(chains, c), w.numbers)) AS blocks,
   least(now('UTC'), watermark) AS settled_through,
   toDate(settled_through) - 1 AS last_settled_day
 FROM {{db}}.vault_registry AS r

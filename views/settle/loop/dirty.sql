@@ -8,7 +8,7 @@
 --   of its block time (snapshots: their time); a registry entry, the whole vault.
 -- - A change of service_settings (the primary chain) changes every vault.
 -- - A vault whose watermark or one of whose chain blocks differs from the head's (it moved, or a
---   reorg took it back).
+--   reorg took it back). Maps compare in their entries' order, so both sides are sorted by chain.
 -- - {new_day:UInt8} = 1 (the clock's day is past {settled_day:Date}): every registered vault, from
 --   the settled day on (it closes, and every grid gains today).
 -- - {new_hour:UInt8} = 1 (the clock's hour is past {settled_hour:DateTime('UTC')}): every
@@ -44,7 +44,7 @@ SELECT input, vault, d, t, toString(now64(3, 'UTC') - toIntervalMillisecond(1)) 
   SELECT 'watermarks', s.vault, '1970-01-01', ''
   FROM {{db}}.vault_settlement AS s
   INNER JOIN (SELECT toString(vault) AS vault, watermark, blocks FROM {{db}}.metrics_vault_head FINAL) AS h ON h.vault = s.vault
-  WHERE h.watermark != s.watermark OR h.blocks != s.blocks
+  WHERE h.watermark != s.watermark OR mapSort(h.blocks) != s.blocks
   UNION ALL
   SELECT 'day', slug, toString({settled_day:Date}), '' FROM {{db}}.vault_registry WHERE {new_day:UInt8} = 1
   UNION ALL
