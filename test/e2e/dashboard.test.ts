@@ -33,7 +33,8 @@ let browser: Browser;
 afterAll(async () => {
   await browser?.close();
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 /** A page that records every console error, page error, failed, >= 400 or foreign request. */

@@ -27,7 +27,8 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-anvil-restart-'));
 afterAll(() => {
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 const RESTARTED = /"msg":"devnet: anvil nodes restarted keeping fewer block states"/;

@@ -22,7 +22,8 @@ import * as T from '../support/devnet-truth.ts';
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-restart-'));
 afterAll(() => {
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 const WIPED = /"msg":"devnet: the data directory held a previous devnet's data/g;

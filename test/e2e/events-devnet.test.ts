@@ -35,7 +35,8 @@ beforeAll(async () => {
 afterAll(() => {
   for (const c of clients) c.close();
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 describe('GET /v1/events on the devnet', () => {

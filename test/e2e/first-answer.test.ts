@@ -32,7 +32,8 @@ interface Answer {
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-first-'));
 afterAll(() => {
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 let svc: Service;

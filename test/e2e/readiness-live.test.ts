@@ -14,7 +14,8 @@ import { getJson, killServices, startService, stderrTail } from '../support/devn
 const dir = mkdtempSync(join(tmpdir(), 'vs-e2e-readyz-'));
 afterAll(() => {
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 const PROBE_MS = 120_000;

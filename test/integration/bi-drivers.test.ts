@@ -93,7 +93,8 @@ let concurrent: DriverQuery[];
 
 afterAll(() => {
   killServices();
-  rmSync(dir, { recursive: true, force: true });
+  // A killed service's analysts process exits when it sees its parent gone: it may still write.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 const rowsOf = async (sql: string) =>
