@@ -3,8 +3,8 @@
  * (api/sql/lanes.ts) and an engine of its own over a read-only copy of the service's database,
  * refreshed by generations the service sends (store/read-only-replica.ts). Nothing an analyst
  * sends reaches the service's process: a crash, a stall or a full memory here leaves ingestion
- * and the API as they are. It runs below the service (sql.analysts.nice) and exits when the
- * service's process is gone (its IPC channel closes).
+ * and the API as they are. It runs below the service (sql.analysts.nice) and ends when the
+ * service's process is gone (its IPC channel closes), even if killed with SIGKILL.
  *
  * Messages: from the service `start` (once), `generation`, `close`; to it `listening`, `applied`,
  * `failed`.
@@ -44,6 +44,20 @@ export type FromAnalysts =
   | { type: 'failed'; message: string; code?: string; address?: string; port?: number };
 
 const send = (m: FromAnalysts) => process.send?.(m);
+
+/**
+ * Ends the process at once, with no exit handlers and no teardown of its threads: a lane thread
+ * torn down while a query of its completes aborts in the engine's addon, and the engine, which
+ * handles SIGABRT itself, then never ends the process: it stays, holding its memory, its
+ * copy and the service's stdout. Nothing here needs flushing (the copy is the service's to remove),
+ * so ending is a SIGKILL of itself, once `m`, when there is one, has reached the service, which
+ * logs what it says.
+ */
+function end(m?: FromAnalysts): void {
+  const kill = () => process.kill(process.pid, 'SIGKILL');
+  if (m && process.connected) process.send?.(m, kill);
+  else kill();
+}
 
 async function start(s: AnalystsStart, first: Generation): Promise<void> {
   // Before the engine starts its threads, which take this thread's value: the process shares the
@@ -96,8 +110,7 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
         })
         .catch((err: Error) => {
           log.error({ err }, 'sql analysts: a generation could not be applied');
-          send({ type: 'failed', message: `generation ${gen.id}: ${err.message}` });
-          process.exit(70);
+          end({ type: 'failed', message: `generation ${gen.id}: ${err.message}` });
         })
         .finally(() => {
           applying = undefined;
@@ -105,7 +118,7 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
     } else if (m.type === 'close') {
       server.close();
       server.closeAllConnections();
-      process.exit(0);
+      end();
     }
   });
   send({ type: 'listening', url, missed });
@@ -114,12 +127,11 @@ async function start(s: AnalystsStart, first: Generation): Promise<void> {
 // The service stops it (`close`) after its own requests; a terminal's Ctrl-C reaches both.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
-process.once('disconnect', () => process.exit(0));
+process.once('disconnect', () => end());
 process.once('message', (m: ToAnalysts) => {
   if (m.type !== 'start') return;
   start(m.start, m.generation).catch((err: NodeJS.ErrnoException) => {
     const { address, port } = err as NodeJS.ErrnoException & { address?: string; port?: number };
-    send({ type: 'failed', message: err.message, code: err.code, address, port });
-    process.exit(70);
+    end({ type: 'failed', message: err.message, code: err.code, address, port });
   });
 });

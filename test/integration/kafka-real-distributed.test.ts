@@ -183,7 +183,10 @@ suite(name, () => {
       const r = await Promise.race([run.done, sleep(120_000).then(() => null)]);
       expect(
         r,
-        `${what}: the consumers were not killed in time; ${run.stderr().slice(-2000)}`,
+        // `done` waits for their output to close too, which a child of theirs left behind holds.
+        `${what}: the consumers were not killed in time (their process: ${
+          run.child.signalCode ?? run.child.exitCode ?? 'runs'
+        }); ${run.stderr().slice(-2000)}`,
       ).not.toBeNull();
       expect(r?.signal, `${what}: ${run.stderr().slice(-2000)}`).toBe('SIGKILL');
       kills.push(what);
