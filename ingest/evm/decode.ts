@@ -5,7 +5,7 @@
  * while the AtomicQueue and cross-chain teller events keep topic0 and differ only in
  * what is indexed (4 or 3 topics against 1).
  */
-import { type Abi, type AbiEvent, type AbiParameter, decodeEventLog, type Hex, toEventSelector } from 'viem';
+import { type Abi, type AbiEvent, type AbiParameter, type Hex, toEventSelector } from 'viem';
 import * as abis from './abis.ts';
 
 export type ContractRole =
@@ -87,14 +87,6 @@ export function topicsOf(events: Record<ContractRole, readonly string[]>): Hex[]
   return [...out];
 }
 
-function normalise(v: unknown): unknown {
-  if (typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v)) return v.toLowerCase();
-  if (Array.isArray(v)) return v.map(normalise);
-  if (v && typeof v === 'object')
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x)]));
-  return v;
-}
-
 /** A reader of the 32-byte word at hex digit `start` of `hex` (a topic or the data), as viem returns it. */
 type WordReader = (hex: string, start: number) => unknown;
 
@@ -151,17 +143,22 @@ function staticField(param: AbiParameter): StaticField | undefined {
   return read && { name: param.name ?? '', words: 1, read };
 }
 
-type FastDecoder = (log: RawLog) => Record<string, unknown> | undefined;
+type Decoder = (log: RawLog) => Record<string, unknown> | undefined;
 
 /**
- * A decoder that reads words straight from the topics and data, for events whose
- * parameters are all static (every event the ingester reads): an order of magnitude
- * faster than the generic ABI decoder on a backfill of millions of logs. Undefined
- * for an event with a dynamic parameter (decoded by viem instead).
+ * The decoder of `item`, derived from its ABI once: it reads each argument from its word of the
+ * topics or the data (every event the ingester reads has static parameters only), an order of
+ * magnitude cheaper than a generic ABI decoder over the millions of logs of a backfill. Its output
+ * is viem's `decodeEventLog` output, addresses lower-cased (test/ingest/evm-decode-support.ts
+ * holds every event of the test scenarios to that). An event with a dynamic parameter is refused
+ * when the module loads, so none can reach the ingester undecodable.
  */
-function fastDecoder(item: AbiEvent): FastDecoder | undefined {
+function decoderOf(item: AbiEvent): Decoder {
   const plan = item.inputs.map((input) => ({ indexed: input.indexed === true, field: staticField(input) }));
-  if (plan.some((p) => !p.field || (p.indexed && p.field.words !== 1))) return undefined;
+  if (plan.some((p) => !p.field || (p.indexed && p.field.words !== 1)))
+    throw new Error(
+      `ingest/evm/abis.ts: event ${item.name} has a dynamic parameter, which decode.ts cannot read`,
+    );
   const fields = plan as { indexed: boolean; field: StaticField }[];
   const dataWords = fields.filter((p) => !p.indexed).reduce((n, p) => n + p.field.words, 0);
   return (log) => {
@@ -183,28 +180,36 @@ function fastDecoder(item: AbiEvent): FastDecoder | undefined {
 
 interface Shape {
   item: AbiEvent;
-  fast: FastDecoder | undefined;
+  decode: Decoder;
 }
 
-/** Per role: topic0 as the node wrote it -> the event's shape by topic count (null: none). */
-const SHAPES = Object.fromEntries(Object.keys(BY_ROLE).map((role) => [role, new Map()])) as Record<
+/** Per role, `topic0/topics` -> the event's shape, built once for every event of the ABIs. */
+const SHAPES = Object.fromEntries(
+  Object.entries(BY_ROLE).map(([role, events]) => [
+    role,
+    new Map([...events].map(([key, item]) => [key, { item, decode: decoderOf(item) }])),
+  ]),
+) as Record<ContractRole, Map<string, Shape>>;
+
+/**
+ * Per role, topic0 as the node wrote it -> shape by topic count: no key built per log. Only
+ * shapes found are kept, so topics an endpoint makes up cannot grow it.
+ */
+const SEEN = Object.fromEntries(Object.keys(BY_ROLE).map((role) => [role, new Map()])) as Record<
   ContractRole,
-  Map<string, (Shape | null)[]>
+  Map<string, Shape[]>
 >;
 
 function shapeOf(role: ContractRole, topic0: string, topics: number): Shape | undefined {
-  let byCount = SHAPES[role].get(topic0);
-  if (!byCount) {
-    byCount = [];
-    SHAPES[role].set(topic0, byCount);
-  }
-  let shape = byCount[topics];
-  if (shape === undefined) {
-    const item = BY_ROLE[role].get(shapeKey(topic0, topics));
-    shape = item ? { item, fast: fastDecoder(item) } : null;
+  const seen = SEEN[role].get(topic0)?.[topics];
+  if (seen) return seen;
+  const shape = SHAPES[role].get(shapeKey(topic0, topics));
+  if (shape) {
+    const byCount = SEEN[role].get(topic0) ?? [];
     byCount[topics] = shape;
+    SEEN[role].set(topic0, byCount);
   }
-  return shape ?? undefined;
+  return shape;
 }
 
 /**
@@ -215,32 +220,11 @@ export function decodeLog(role: ContractRole, log: RawLog): DecodedLog | undefin
   const topic0 = log.topics[0];
   if (!topic0) return undefined;
   const shape = shapeOf(role, topic0, log.topics.length);
-  if (!shape) return undefined;
-  if (shape.fast) {
-    const args = shape.fast(log);
-    return args && { log, role, event: shape.item.name, args };
-  }
-  return decodeWithViem(shape.item, role, log);
+  const args = shape?.decode(log);
+  return args && shape && { log, role, event: shape.item.name, args };
 }
 
-/** The generic (viem) decoding of `log` as `role`, for tests holding the fast path equal to it. */
-export function decodeLogGeneric(role: ContractRole, log: RawLog): DecodedLog | undefined {
-  const item = BY_ROLE[role].get(shapeKey(log.topics[0] ?? '', log.topics.length));
-  if (!item) return undefined;
-  return decodeWithViem(item, role, log);
-}
-
-/** viem's strict decoding of `log` as `item`; undefined when the log does not fit the ABI. */
-function decodeWithViem(item: AbiEvent, role: ContractRole, log: RawLog): DecodedLog | undefined {
-  try {
-    const d = decodeEventLog({
-      abi: [item],
-      topics: log.topics as [Hex, ...Hex[]],
-      data: log.data,
-      strict: true,
-    });
-    return { log, role, event: d.eventName, args: normalise(d.args) as Record<string, unknown> };
-  } catch {
-    return undefined;
-  }
+/** The ABI event `log` is as an event of `role` (its topic0 and topic count); undefined for none. */
+export function abiEventOf(role: ContractRole, log: RawLog): AbiEvent | undefined {
+  return BY_ROLE[role].get(shapeKey(log.topics[0] ?? '', log.topics.length));
 }

@@ -12,12 +12,13 @@ import { encodeFunctionResult, type Hex, toEventSelector } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as abis from '../../ingest/evm/abis.ts';
 import { chainContracts } from '../../ingest/evm/contracts.ts';
-import { type DecodedLog, decodeLog, decodeLogGeneric, type RawLog } from '../../ingest/evm/decode.ts';
+import { type DecodedLog, decodeLog, type RawLog } from '../../ingest/evm/decode.ts';
 import { depositFees, type FeeSettingMark } from '../../ingest/evm/deposit-fees.ts';
 import { MAPPED_EVENTS, mapLogs } from '../../ingest/evm/map.ts';
 import { ACCOUNTANT_FEE_EVENTS } from '../../ingest/evm/map-accountant.ts';
 import { SET_FEE_EVENT } from '../../ingest/evm/map-nest.ts';
 import { ROOT, runCli } from '../support/cli.ts';
+import { decodeLogGeneric } from './evm-decode-support.ts';
 import { A, addr, canonical, ev, logOf, testConfig } from './evm-support.ts';
 
 // The product's reference stands beside the repository (../shared, in CI too); without it, the copy below.

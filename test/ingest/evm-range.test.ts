@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import * as abis from '../../ingest/evm/abis.ts';
 import { FIRST_RANGE, RangeSizer, TARGET_LOGS } from '../../ingest/evm/chain.ts';
-import { decodeLog, decodeLogGeneric } from '../../ingest/evm/decode.ts';
+import { decodeLog } from '../../ingest/evm/decode.ts';
+import { decodeLogGeneric } from './evm-decode-support.ts';
 import { A, addr, ev, logOf } from './evm-support.ts';
 
 describe('RangeSizer', () => {
