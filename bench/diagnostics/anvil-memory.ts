@@ -11,15 +11,15 @@
  * `--transaction-blocks N` sets it, 0 keeps all as `vaultstream devnet` does). `--live-states 0`
  * runs the same without the restart.
  *
- *   npx tsx bench/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 8000] [--sample 200] [--settle 2200] [--history-ticks 600] [--live-states 64] [--transaction-blocks N] [--restart-ticks N]
+ *   npx tsx bench/diagnostics/anvil-memory.ts [--size tiny|full] [--out FILE.json] [--ticks 8000] [--sample 200] [--settle 2200] [--history-ticks 600] [--live-states 64] [--transaction-blocks N] [--restart-ticks N]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
-import { liveTransactionBlocks, startDevnet } from '../devnet/run.ts';
-import { benchArgs, round, row, writeReport } from './report.ts';
+import { parseConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { liveTransactionBlocks, startDevnet } from '../../devnet/run.ts';
+import { benchArgs, round, row, writeReport } from '../report.ts';
 
 const { values, size, out } = benchArgs(
   'anvil-memory',

@@ -18,13 +18,13 @@
  * anvil nodes' resident memory at the end, which their state bound keeps flat (devnet/run.ts
  * `keptStates`). `--samples FILE.json` estimates a run written before again, starting nothing.
  *
- *   npx tsx bench/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 50] [--settle-min 4] [--sample-s 10] [--samples FILE.json]
+ *   npx tsx bench/diagnostics/devnet-disk.ts [--size tiny|full] [--out FILE.json] [--minutes 50] [--settle-min 4] [--sample-s 10] [--samples FILE.json]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { benchArgs, round, row, writeReport } from './report.ts';
-import { duBytes, startUntilReady } from './start-ready.ts';
+import { benchArgs, round, row, writeReport } from '../report.ts';
+import { duBytes, startUntilReady } from '../start-ready.ts';
 
 const { values, size, out } = benchArgs(
   'devnet-disk',
