@@ -4,6 +4,8 @@
  * the Solana followers, consumer lag per topic, raw row counts and migrations. The same
  * object the JSON clients get, only drawn. The dashboard at `/` embeds `<main id="pipeline">`.
  */
+
+import { SOLANA_CHAIN_ID } from '../../schemas/families.ts';
 import type { PipelineStatus } from '../status.ts';
 
 export type StatusBody = PipelineStatus & { ingest: Record<string, unknown> | null };
@@ -61,7 +63,7 @@ function chainRows(body: StatusBody): string {
       const m = marks.get(id);
       const done = p?.blocksDone ?? 0;
       const total = p?.blocksTotal ?? 0;
-      const phase = p?.phase ?? (id === 101 ? 'solana' : 'stored only');
+      const phase = p?.phase ?? (id === SOLANA_CHAIN_ID ? 'solana' : 'stored only');
       const error = p?.lastError
         ? `<span class="err">${esc(p.lastError)}</span>`
         : '<span class="muted">none</span>';
