@@ -23,11 +23,18 @@ import { answerMeta, type Provenance, setProvenance, wantsMeta } from '../http/p
 import type { RegistryVault } from '../read/registry.ts';
 import { vaultBySlug, vaultsWithStatus } from '../read/registry.ts';
 import type { LiquiditySource, LiveLiquidityReader } from '../read/vault-composition.ts';
-import { type LoadedContexts, loadContexts } from '../read/vault-context.ts';
+import { loadContexts } from '../read/vault-context.ts';
 import { loadFlows } from '../read/vault-flows.ts';
-import { type HeadSelection, loadHeadContexts } from '../read/vault-head.ts';
+import { type HeadSelection, loadHeadNows } from '../read/vault-head.ts';
 import { liquidityReaderFor } from '../read/vault-live-liquidity.ts';
-import { detailsLiteOf, detailsOf, type VaultAggregates, vaultInfoOf } from '../read/vault-metrics.ts';
+import {
+  detailsLiteOf,
+  detailsOf,
+  type VaultAggregates,
+  type VaultNow,
+  vaultInfoOf,
+  vaultNow,
+} from '../read/vault-metrics.ts';
 import type { HandlerDeps, HandlerMap } from './types.ts';
 
 /** 24 h volume and (for details) open redemptions of `vaults` at the API clock. */
@@ -35,27 +42,28 @@ const aggregates = (deps: HandlerDeps, vaults: RegistryVault[], pending: boolean
   loadFlows(deps.store, vaults, Math.floor(deps.clock() / 1000), pending);
 
 /**
- * The vaults, their contexts and their aggregates (volume24h; open redemptions when `pending`) at
- * the API clock: from their heads (api/read/vault-head.ts, then the flows) when every head is of
- * today and balances are not read live, else from the registry and the days
- * (api/read/vault-context.ts) and the flows (api/read/vault-flows.ts).
+ * What the vault resources are computed from for the selected vaults (api/read/vault-metrics.ts
+ * `VaultNow`), with their aggregates (volume24h; open redemptions when `pending`) at the API
+ * clock: their heads (api/read/vault-head.ts, then the flows) when every head is of today and
+ * balances are not read live, else the registry and the days (api/read/vault-context.ts) and the
+ * flows (api/read/vault-flows.ts).
  */
-async function contextsOf(
+async function nowsOf(
   deps: HandlerDeps,
   which: HeadSelection,
   days: 'head' | 'head-live',
   pending: boolean,
-): Promise<LoadedContexts & { vaults: RegistryVault[]; agg: VaultAggregates }> {
+): Promise<Provenance & { nows: VaultNow[]; agg: VaultAggregates }> {
   if (days === 'head') {
-    const head = await loadHeadContexts(deps.store, which, deps.clock(), pending);
-    if (head) return { ...head, agg: head.flows };
+    const head = await loadHeadNows(deps.store, which, deps.clock(), pending);
+    if (head) return { nows: head.nows, watermark: head.watermark, blocks: head.blocks, agg: head.flows };
   }
   const vaults =
     'slug' in which
       ? [await vaultBySlug(deps.store, which.slug)]
       : await vaultsWithStatus(deps.store, which.statuses);
-  const loaded = await loadContexts(deps.store, vaults, deps.clock(), days);
-  return { vaults, ...loaded, agg: await aggregates(deps, vaults, pending) };
+  const { contexts, watermark, blocks } = await loadContexts(deps.store, vaults, deps.clock(), days);
+  return { nows: contexts.map(vaultNow), watermark, blocks, agg: await aggregates(deps, vaults, pending) };
 }
 
 /** What a details loader produces for a given live reader. */
@@ -104,8 +112,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults': async (ctx, deps) => {
       const { statuses } = parseQuery(vaultsQuery, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { statuses }, 'head', false);
-        return { body: { data: contexts.map((c) => vaultInfoOf(c, agg)) }, watermark, blocks };
+        const { nows, watermark, blocks, agg } = await nowsOf(deps, { statuses }, 'head', false);
+        return { body: { data: nows.map((n) => vaultInfoOf(n, agg)) }, watermark, blocks };
       });
     },
 
@@ -113,8 +121,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
     'GET /vaults/{slug}': async (ctx, deps) => {
       const { slug } = parsePath(slugPath, ctx);
       await deps.kit.respond(ctx, async () => {
-        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { slug }, 'head', false);
-        return { body: { data: vaultInfoOf(contexts[0], agg) }, watermark, blocks };
+        const { nows, watermark, blocks, agg } = await nowsOf(deps, { slug }, 'head', false);
+        return { body: { data: vaultInfoOf(nows[0], agg) }, watermark, blocks };
       });
     },
 
@@ -125,8 +133,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { statuses, liveLiquidity } = parseQuery(vaultDetailsQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { statuses }, days, true);
-        const answers = await Promise.all(contexts.map((c) => detailsOf(c, agg, reader)));
+        const { nows, watermark, blocks, agg } = await nowsOf(deps, { statuses }, days, true);
+        const answers = await Promise.all(nows.map((n) => detailsOf(n, agg, reader)));
         // One vault read from its snapshot makes the whole answer a snapshot answer.
         const source =
           answers.every((a) => a.liquiditySource === 'live') && answers.length ? 'live' : 'snapshot';
@@ -140,8 +148,8 @@ export function makeVaultsHandlers(live?: LiveLiquidityReader): HandlerMap {
       const { liveLiquidity } = parseQuery(detailsLiteQuery, ctx);
       await answerDetails(ctx, deps, liveLiquidity, live, async (reader) => {
         const days = reader ? 'head-live' : 'head';
-        const { contexts, watermark, blocks, agg } = await contextsOf(deps, { slug }, days, false);
-        const answer = await detailsLiteOf(contexts[0], agg, reader);
+        const { nows, watermark, blocks, agg } = await nowsOf(deps, { slug }, days, false);
+        const answer = await detailsLiteOf(nows[0], agg, reader);
         return { data: answer.value, watermark, blocks, source: answer.liquiditySource };
       });
     },

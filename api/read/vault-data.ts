@@ -17,7 +17,7 @@ import { dateOf, dateSeconds, dayStart } from './vault-numbers.ts';
 
 /** One (chain, UTC day) of `nav_apy_daily`: the close price (e18) and navApy. */
 export interface DailyNav {
-  /** 0 when not read (the APYs alone, SeriesDays.values false; the head's navApy). */
+  /** 0 when not read (the APYs alone, SeriesDays.values false). */
   priceE18: bigint;
   navApy: ApyBlock;
 }

@@ -69,7 +69,11 @@ export function navApy(ctx: VaultContext, chainId: number | undefined, day: numb
 
 /** The latest settled day at or after the vault's first day, if any. */
 export function latestSettledDay(ctx: VaultContext): number | undefined {
-  const first = firstDay(ctx);
-  const last = ctx.settledThrough - (ctx.settledThrough % DAY) - DAY;
+  return latestSettledDayOf(firstDay(ctx), ctx.settledThrough);
+}
+
+/** The latest day ending by `settledThrough` (Unix seconds) and at or after `first`, if any. */
+export function latestSettledDayOf(first: number | undefined, settledThrough: number): number | undefined {
+  const last = settledThrough - (settledThrough % DAY) - DAY;
   return first === undefined || last < first ? undefined : last;
 }

@@ -17,8 +17,9 @@ import { REGISTRY_COLUMNS, type RegistryRow, type RegistryVault, registryVaultOf
 import { SHORT_READ } from './short-read.ts';
 import type { LoadedContexts } from './vault-context.ts';
 import { emptySeries, loadVaultSeries, type SeriesDays } from './vault-data.ts';
-import { chainsOf, latestSettledDay, settledThrough, type VaultContext } from './vault-days.ts';
+import { chainsOf, latestSettledDayOf, settledThrough, type VaultContext } from './vault-days.ts';
 import { loadFlows, type VaultFlows } from './vault-flows.ts';
+import type { VaultNow } from './vault-metrics.ts';
 import { dateSeconds, dayStart } from './vault-numbers.ts';
 
 interface HeadRow extends RegistryRow {
@@ -97,49 +98,28 @@ export async function loadHeads(
 const num = (v: number | string | null) => (v === null ? null : Number(v));
 
 /**
- * The context of a head at `now` (Unix seconds): its series holds today's numbers and the navApy
- * of the latest settled day, the only days the vault resources read (vault-metrics.ts).
+ * What the head says of its vault at `now` (Unix seconds): today's numbers, and the navApy of the
+ * settle clock's latest settled day, the same UTC day as the API clock's when the row is of today
+ * (both clocks are then in the same day); every member null when no day is settled yet.
  */
-export function headContext(h: VaultHead, now: number): VaultContext {
+export function headNow(h: VaultHead, now: number): VaultNow {
   const r = numbersOf(h);
-  const series = emptySeries();
-  series.watermark = Number(r.watermark);
-  series.firstDay = firstDayOf(h, now);
-  series.days.set(dayStart(now), {
+  const current = currentOf(h);
+  const settled = latestSettledDayOf(firstDayOf(h, now), Math.min(now, Number(r.watermark)));
+  return {
+    vault: h.vault,
     tvlE18: BigInt(r.tvl),
     tvl30DayChange: Number(r.change),
     liquidE18: BigInt(r.liquid),
     liquidRange: Number(r.range),
-    compositionApy: NULL_APY,
-    assets: [],
-  });
-  const current = currentOf(h);
-  const ctx: VaultContext = {
-    vault: h.vault,
-    series,
+    apy:
+      current && settled !== undefined
+        ? { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) }
+        : NULL_APY,
     current,
-    priceChain: current?.chainId,
     holders: Number(r.holders),
-    settledThrough: settledThrough(series, now),
-    now,
+    liquidPrices: new Map(),
   };
-  // The head's navApy is that of the settle clock's latest settled day, the same UTC day as the
-  // API clock's when the row is of today (both clocks are then in the same day).
-  const settled = latestSettledDay(ctx);
-  if (current && settled !== undefined)
-    series.nav.set(
-      current.chainId,
-      new Map([
-        [
-          settled,
-          {
-            priceE18: 0n,
-            navApy: { rolling7d: num(r.r7), rolling30d: num(r.r30), sec30d: num(r.sec) },
-          },
-        ],
-      ]),
-    );
-  return ctx;
 }
 
 /** The head's numbers; a head read without them is a programming error. */
@@ -237,24 +217,24 @@ function blocksOf(m: HeadRow['blocks'] | undefined): ChainBlocks {
 }
 
 /**
- * The contexts of the selected vaults from their heads at `nowMs` (the API clock), with their
- * volume24h and (when `pending`) open redemptions at that clock (api/read/vault-flows.ts, a second
- * statement), when every head is of the API clock's UTC day; undefined otherwise (no head yet, or
- * a clock on another day), and the caller reads the days instead (vault-context.ts).
+ * What the heads of the selected vaults say at `nowMs` (the API clock), with their volume24h and
+ * (when `pending`) open redemptions at that clock (api/read/vault-flows.ts, a second statement),
+ * when every head is of the API clock's UTC day; undefined otherwise (no head yet, or a clock on
+ * another day), and the caller reads the days instead (vault-context.ts).
  */
-export async function loadHeadContexts(
+export async function loadHeadNows(
   store: Store,
   which: HeadSelection,
   nowMs: number,
   pending = false,
-): Promise<(LoadedContexts & { vaults: RegistryVault[]; flows: VaultFlows }) | undefined> {
+): Promise<(Provenance & { vaults: RegistryVault[]; nows: VaultNow[]; flows: VaultFlows }) | undefined> {
   const now = Math.floor(nowMs / 1000);
   const heads = await loadHeads(store, which, { numbers: true });
   if (!heads.length || heads.some((h) => h.day !== dayStart(now))) return undefined;
   const vaults = heads.map((h) => h.vault);
   return {
     vaults,
-    contexts: heads.map((h) => headContext(h, now)),
+    nows: heads.map((h) => headNow(h, now)),
     ...headsProvenance(heads),
     flows: await loadFlows(store, vaults, now, pending),
   };

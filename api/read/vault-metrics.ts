@@ -16,18 +16,60 @@
  *   AtomicQueue requests and the ERC-7540 controllers' pendingRedeemRequest;
  *   api/read/vault-flows.ts), against those liquid funds.
  * Only the spec's fields are emitted: the registry's `status`, `chainIds`,
- * `baseAsset` and `roles` never reach a response.
+ * `baseAsset` and `roles` never reach a response. They are computed from a `VaultNow`, what the
+ * vault's settled head says (api/read/vault-head.ts `headNow`) or, when there is none of today or
+ * balances are read live, what its days say (`vaultNow`, from a `VaultContext`).
  */
 import type { z } from 'zod';
 import type { VaultConfig } from '../../core/settings/registry.ts';
 import { type vaultDetails, vaultDetailsLite, vaultInfo } from '../http/resources.ts';
-import { NULL_APY } from './history-types.ts';
-import { toUnits } from './prices.ts';
+import { type ApyBlock, NULL_APY } from './history-types.ts';
+import { toUnits, type VaultPrice } from './prices.ts';
 import type { RegistryVault } from './registry.ts';
-import { type LiquiditySource, type LiveLiquidityReader, liveLiquidFundsE18 } from './vault-composition.ts';
-import { latestSettledDay, navApy, tvlE18, type VaultContext, vaultDay } from './vault-days.ts';
+import {
+  type LiquiditySource,
+  type LiquidPrices,
+  type LiveLiquidityReader,
+  liveLiquidFundsE18,
+} from './vault-composition.ts';
+import { latestSettledDay, navApy, type VaultContext, vaultDay } from './vault-days.ts';
 import type { PendingRedemptions } from './vault-flows.ts';
 import { dayStart, fromE18, ratio } from './vault-numbers.ts';
+
+/** What the vault resources say of one vault at the API clock: today's numbers and the latest settled navApy. */
+export interface VaultNow {
+  vault: RegistryVault;
+  /** Today's TVL, e18 USD (0 before any supply). */
+  tvlE18: bigint;
+  /** tvl30DayChange of today, percent. */
+  tvl30DayChange: number;
+  /** Today's liquid funds, e18 USD, and liquidFundsRange, percent, from the snapshots. */
+  liquidE18: bigint;
+  liquidRange: number;
+  /** navApy of the latest settled day on the price chain; every member null without one. */
+  apy: ApyBlock;
+  /** The current share price; undefined while the vault has no rate. */
+  current: VaultPrice | undefined;
+  holders: number;
+  /** Today's USD price of each liquid asset: read for liveLiquidity=true only (empty otherwise). */
+  liquidPrices: LiquidPrices;
+}
+
+/** The `VaultNow` of a context read from the days (api/read/vault-context.ts, `'head'` days). */
+export function vaultNow(ctx: VaultContext): VaultNow {
+  const day = vaultDay(ctx, dayStart(ctx.now));
+  return {
+    vault: ctx.vault,
+    tvlE18: day?.tvlE18 ?? 0n,
+    tvl30DayChange: day?.tvl30DayChange ?? 0,
+    liquidE18: day?.liquidE18 ?? 0n,
+    liquidRange: day?.liquidRange ?? 0,
+    apy: latestNavApy(ctx),
+    current: ctx.current,
+    holders: ctx.holders,
+    liquidPrices: ctx.series.liquidPrices,
+  };
+}
 
 /**
  * `liveLiquidity=true`: the liquid funds (e18 USD) of the balances read from the chains at
@@ -35,10 +77,10 @@ import { dayStart, fromE18, ratio } from './vault-numbers.ts';
  * is given or it fails (the view's snapshot answer is then used), and liquidFundsRange and the
  * shortfall follow that live number.
  */
-async function liveLiquidE18(ctx: VaultContext, live?: LiveLiquidityReader): Promise<bigint | undefined> {
+async function liveLiquidE18(n: VaultNow, live?: LiveLiquidityReader): Promise<bigint | undefined> {
   if (!live) return undefined;
   try {
-    return liveLiquidFundsE18(ctx.vault, ctx.series.liquidPrices, await live.balances(ctx.vault));
+    return liveLiquidFundsE18(n.vault, n.liquidPrices, await live.balances(n.vault));
   } catch {
     // A chain that cannot be read now is answered from the last snapshot (docs/architecture.md#units-and-formulas).
     return undefined;
@@ -80,24 +122,22 @@ export function staticFields(v: RegistryVault): Record<string, unknown> {
   return Object.fromEntries(STATIC_KEYS.map((k) => [k, filled[k]]));
 }
 
-const today = (ctx: VaultContext) => dayStart(ctx.now);
-
 /** navApy of the latest settled day on the price chain; every member null without one. */
-export function latestNavApy(ctx: VaultContext) {
+function latestNavApy(ctx: VaultContext) {
   const day = latestSettledDay(ctx);
   return day === undefined ? NULL_APY : navApy(ctx, ctx.priceChain, day);
 }
 
-const volume24h = (ctx: VaultContext, agg: VaultAggregates) => fromE18(agg.volume.get(ctx.vault.slug) ?? 0n);
+const volume24h = (n: VaultNow, agg: VaultAggregates) => fromE18(agg.volume.get(n.vault.slug) ?? 0n);
 
-/** The VaultInfo of the context's vault. */
-export function vaultInfoOf(ctx: VaultContext, agg: VaultAggregates): VaultInfo {
+/** The VaultInfo of a vault. */
+export function vaultInfoOf(n: VaultNow, agg: VaultAggregates): VaultInfo {
   return {
-    ...staticFields(ctx.vault),
-    sec30d: latestNavApy(ctx).sec30d ?? 0,
-    tvl: fromE18(tvlE18(ctx, today(ctx))),
-    numHolders: ctx.holders,
-    volume24h: volume24h(ctx, agg),
+    ...staticFields(n.vault),
+    sec30d: n.apy.sec30d ?? 0,
+    tvl: fromE18(n.tvlE18),
+    numHolders: n.holders,
+    volume24h: volume24h(n, agg),
   } as VaultInfo;
 }
 
@@ -107,47 +147,47 @@ export interface Answer<T> {
   liquiditySource: LiquiditySource;
 }
 
-/** The VaultDetailsLite of the context's vault (liquid balances live when `live` is given and answers). */
+/** The VaultDetailsLite of a vault (liquid balances live when `live` is given and answers). */
 export async function detailsLiteOf(
-  ctx: VaultContext,
+  n: VaultNow,
   agg: VaultAggregates,
   live?: LiveLiquidityReader,
-): Promise<Answer<VaultDetailsLite> & { liveE18?: bigint }> {
-  const day = vaultDay(ctx, today(ctx));
-  const liveE18 = await liveLiquidE18(ctx, live);
-  const tvlNow = tvlE18(ctx, today(ctx));
-  const holders = ctx.holders;
+): Promise<Answer<VaultDetailsLite> & { liquidE18: bigint }> {
+  const liveE18 = await liveLiquidE18(n, live);
   const value = {
-    ...staticFields(ctx.vault),
-    tvl: fromE18(tvlNow),
-    tvl30DayChange: day?.tvl30DayChange ?? 0,
-    volume24h: volume24h(ctx, agg),
-    apy: latestNavApy(ctx),
-    tokenPrice: ctx.current ? toUnits(ctx.current.rateRaw, ctx.current.rateDecimals) : 0,
-    tokenPriceUpdatedAtEpoch: ctx.current?.updatedAt ?? 0,
-    liquidFunds: fromE18(liveE18 ?? day?.liquidE18 ?? 0n),
+    ...staticFields(n.vault),
+    tvl: fromE18(n.tvlE18),
+    tvl30DayChange: n.tvl30DayChange,
+    volume24h: volume24h(n, agg),
+    apy: n.apy,
+    tokenPrice: n.current ? toUnits(n.current.rateRaw, n.current.rateDecimals) : 0,
+    tokenPriceUpdatedAtEpoch: n.current?.updatedAt ?? 0,
+    liquidFunds: fromE18(liveE18 ?? n.liquidE18),
     liquidFundsRange:
       liveE18 === undefined
-        ? (day?.liquidRange ?? 0)
-        : tvlNow === 0n
+        ? n.liquidRange
+        : n.tvlE18 === 0n
           ? 0
-          : (ratio(liveE18, tvlNow) as number) * 100,
-    holders,
+          : (ratio(liveE18, n.tvlE18) as number) * 100,
+    holders: n.holders,
   } as VaultDetailsLite;
-  return { value, liquiditySource: liveE18 === undefined ? 'snapshot' : 'live', liveE18 };
+  return {
+    value,
+    liquiditySource: liveE18 === undefined ? 'snapshot' : 'live',
+    liquidE18: liveE18 ?? n.liquidE18,
+  };
 }
 
-/** The VaultDetails of the context's vault: details-lite plus the open redemptions and the shortfall. */
+/** The VaultDetails of a vault: details-lite plus the open redemptions and the shortfall. */
 export async function detailsOf(
-  ctx: VaultContext,
+  n: VaultNow,
   agg: VaultAggregates,
   live?: LiveLiquidityReader,
 ): Promise<Answer<VaultDetails>> {
-  const lite = await detailsLiteOf(ctx, agg, live);
-  const pending = agg.pending?.get(ctx.vault.slug) ?? { sharesE18: 0n, valueE18: 0n };
+  const lite = await detailsLiteOf(n, agg, live);
+  const pending = agg.pending?.get(n.vault.slug) ?? { sharesE18: 0n, valueE18: 0n };
   // One clock: the requests open at the API clock against today's liquid funds (read live when asked).
-  const liquid = lite.liveE18 ?? vaultDay(ctx, today(ctx))?.liquidE18 ?? 0n;
-  const shortfall = pending.valueE18 > liquid ? pending.valueE18 - liquid : 0n;
+  const shortfall = pending.valueE18 > lite.liquidE18 ? pending.valueE18 - lite.liquidE18 : 0n;
   const value = {
     ...lite.value,
     tokenPriceUpdatedAt: new Date(lite.value.tokenPriceUpdatedAtEpoch * 1000).toISOString(),
