@@ -4,6 +4,7 @@
  * start with the rest of the config (core/config.ts).
  */
 import { z } from 'zod';
+import { retryShape } from './retry.ts';
 
 const address = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 const maybeAddress = z.union([address, z.literal('')]).default('');
@@ -84,31 +85,13 @@ export const ingestSchema = z
       .describe(
         'State snapshots (supply, accountant, liquid assets, queue) every N seconds, and at every UTC day boundary.',
       ),
-    maxAttempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .default(5)
-      .describe(
+    ...retryShape({
+      attempts:
         "Attempts per RPC request in all, across the chain's `rpcUrls`, before the round fails; refusals as over a provider's rate (HTTP 429, -32005) do not count, up to four times as many (rpc/evm-transport.ts `RATE_LIMITED_ATTEMPTS`). These retry settings (`maxAttempts`, `backoffMs`, `maxBackoffMs`, `jitter`) apply to every EVM RPC client of the service (rpc/evm-transport.ts): the ingester, the mint-flow tracker, live liquidity and build-tx (whose requests also stop at `api.buildTx.timeoutMs`).",
-      ),
-    backoffMs: z
-      .number()
-      .int()
-      .min(1)
-      .max(60_000)
-      .default(250)
-      .describe('First retry delay of a failed RPC request; doubles on each attempt.'),
-    maxBackoffMs: z.number().int().min(1).max(600_000).default(10_000).describe('Longest retry delay.'),
-    jitter: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.5)
-      .describe(
-        'Share of each retry delay taken off at random, 0..1 (0: exactly the backoff; 1: anywhere between 0 and it), so many clients failing together do not retry in step. New.',
-      ),
+      maxAttempts: 5,
+      backoffMs: 250,
+      minBackoffMs: 1,
+    }),
     headerBatchSize: z
       .number()
       .int()

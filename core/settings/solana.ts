@@ -4,6 +4,7 @@
  * rest of the config (core/config.ts).
  */
 import { z } from 'zod';
+import { retryShape } from './retry.ts';
 
 const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address');
 const evmAddress = z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
@@ -87,33 +88,12 @@ export const solanaSchema = z
       .describe(
         "The mint's past transactions read at the opening, newest first, so the holder history has the days before the first run; 0 = the opening balances only, at the opening slot",
       ),
-    maxAttempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .default(4)
-      .describe('Attempts per request across the URLs (timeouts, 429, 5xx) before the round gives up.'),
-    backoffMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(500)
-      .describe('First retry delay; doubles on each attempt.'),
-    maxBackoffMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(600_000)
-      .default(10_000)
-      .describe('Longest retry delay (new; the delays doubled without bound before).'),
-    jitter: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.5)
-      .describe('Share of each retry delay taken off at random, 0..1 (new; core/retry.ts).'),
+    ...retryShape({
+      attempts: 'Attempts per request across the URLs (timeouts, 429, 5xx) before the round gives up.',
+      maxAttempts: 4,
+      backoffMs: 500,
+      minBackoffMs: 0,
+    }),
     pageLimit: z
       .number()
       .int()
