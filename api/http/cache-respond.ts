@@ -5,7 +5,8 @@
  * when accepted, and with `?meta=1` the JSON answer with its `meta` (api/http/provenance.ts).
  */
 import type { Context } from 'koa';
-import type { CacheEntry, LoadResult, ResponseCache } from './cache.ts';
+import type { ResponseCache } from './cache.ts';
+import type { CacheEntry, LoadResult } from './cache-entry.ts';
 import { etagMatches, pickEncoding } from './encoding.ts';
 import { QUERY_KEY } from './params.ts';
 import { wantsMeta, withMeta } from './provenance.ts';

@@ -1,6 +1,6 @@
 /** `text/csv` bodies (performance-history `format=csv`), built with csv-stringify. */
 import { stringify } from 'csv-stringify/sync';
-import type { LoadResult } from './cache.ts';
+import type { LoadResult } from './cache-entry.ts';
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 

@@ -35,7 +35,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Context } from 'koa';
-import type { CacheEntry, ResponseCache } from './cache.ts';
+import type { ResponseCache } from './cache.ts';
+import type { CacheEntry } from './cache-entry.ts';
 import type { ServedAnswer } from './cache-respond.ts';
 import { etagMatches } from './encoding.ts';
 import { fastCacheHits, fastRequestSeries, type HitCount, type RequestSeries } from './metrics.ts';

@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CacheEntry, ResponseCache } from '../../api/http/cache.ts';
+import { ResponseCache } from '../../api/http/cache.ts';
+import type { CacheEntry } from '../../api/http/cache-entry.ts';
 import { normalizeQuery } from '../../api/http/cache-respond.ts';
 import { toCsv } from '../../api/http/csv.ts';
 import { etagMatches, pickEncoding } from '../../api/http/encoding.ts';
