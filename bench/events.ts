@@ -16,7 +16,8 @@
  * streams open (target: the live benchmark's, at most 2x the bare server's) and without; the
  * process tree's RSS growth while the streams are open less its growth over the same time with
  * none open before (target: at most 100 MB); and how many silent clients were dropped (no
- * target: see the row).
+ * target: see the row). The mix rows carry the 1-minute load average as each mix began: their
+ * p99 moves with the machine's other work more than with the streams.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
     // The control: the process tree's growth over the same time (the mix, then as long again) with
     // no stream open, as the data keeps landing.
     const rssStart = rss();
+    const loadWithout = round(loadavg()[0]);
     const without = await loadMix(svc.url, bodies.paths, seconds, 10);
     await sleep(seconds * 1000);
     const rssBefore = rss();
@@ -141,6 +143,7 @@ async function main(): Promise<void> {
     const port = Number(new URL(svc.url).port);
     for (let i = 0; i < silentN; i++) silent.push(await openSilent(port));
     const clients = await metric(svc.url, 'vaultstream_events_clients');
+    const loadWith = round(loadavg()[0]);
     const withStreams = await loadMix(svc.url, bodies.paths, seconds, 10);
     await sleep(seconds * 1000);
     const rssAfter = rss();
@@ -193,11 +196,12 @@ async function main(): Promise<void> {
         'ms',
         { text: `<= 2x bare (${bareP99} ms)`, bound: 2 * bareP99, better: 'lower' },
         size === 'full',
-        { errors: withStreams.errors, p50Ms: withStreams.p50Ms, bareP99Ms: bareP99 },
+        { errors: withStreams.errors, p50Ms: withStreams.p50Ms, bareP99Ms: bareP99, loadavg1m: loadWith },
       ),
       row('API mix p99, 10 connections, no stream open', without.p99Ms, 'ms', undefined, true, {
         errors: without.errors,
         bareP99Ms: bareP99,
+        loadavg1m: loadWithout,
       }),
       row(
         `service RSS growth with ${idle + silentN + 1} streams open, less the control's`,
